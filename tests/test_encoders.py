@@ -1,0 +1,166 @@
+"""Encoder mechanics on tiny random BERTs built in the tests."""
+import warnings
+
+import pytest
+import torch
+
+from xlscore import Encoder, ModelError
+from xlscore.errors import LongInputWarning
+from xlscore.words import normalize_text, split_words
+
+from conftest import make_wordpiece_bert
+
+
+def direct_hidden(enc: Encoder, text: str, layer: int) -> tuple[list[str], torch.Tensor]:
+    """Tokens and hidden states of the whole, untruncated model (the reference)."""
+    batch = enc.tokenizer([enc.prefix + text], return_tensors="pt")
+    with torch.inference_mode():
+        out = enc.model(**batch, output_hidden_states=True)
+    return batch.tokens(), out.hidden_states[layer][0]
+
+
+def test_wordpiece_pieces_merge_into_whole_words(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir, layer=2)
+    [wv] = enc.embed_words(["неровно сложенный кусок"])
+    assert wv.words == ["неровно", "сложенный", "кусок"]
+    tokens, hidden = direct_hidden(enc, "неровно сложенный кусок", 2)
+    assert tokens == ["[CLS]", "неров", "##но", "сложен", "##ный", "кусок", "[SEP]"]
+    expected = torch.stack([hidden[1:3].mean(0), hidden[3:5].mean(0), hidden[5]])
+    assert torch.allclose(wv.vectors, expected, atol=1e-6)
+
+
+def test_sentencepiece_gives_the_same_words_as_wordpiece(wordpiece_dir, unigram_dir):
+    text = "что-то неровно сложенный кусок, the cats"
+    wp = Encoder.load(wordpiece_dir).embed_words([text])[0]
+    sp = Encoder.load(unigram_dir).embed_words([text])[0]
+    expected = [w.text for w in split_words(text)]
+    assert wp.words == sp.words == expected
+
+
+def test_piece_straddling_two_words_goes_to_both(unigram_dir):
+    enc = Encoder.load(unigram_dir, layer=1)
+    text = "сло, x"
+    tokens, hidden = direct_hidden(enc, text, 1)
+    # the tokenizer's vocabulary makes "о," one piece across the word "сло" and the comma
+    assert "о," in tokens
+    [wv] = enc.embed_words([text])
+    assert wv.words == ["сло", ",", "x"]
+    i = tokens.index("о,")
+    assert torch.allclose(wv.vectors[1], hidden[i], atol=1e-6)          # comma = that piece
+    word_pieces = [j for j, t in enumerate(tokens) if t in ("\u2581с", "л", "о,")]
+    assert torch.allclose(wv.vectors[0], hidden[word_pieces].mean(0), atol=1e-6)
+
+
+def test_layer_numbering(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    assert enc.n_layers == 3 and enc.layer == 2          # default: three quarters of 3
+    text = "the cat sat on the mat"
+    for layer, resolved in [(0, 0), (1, 1), (3, 3), (-1, 3), (-4, 0)]:
+        view = enc.with_layer(layer)
+        assert view.layer == resolved
+        _, hidden = direct_hidden(enc, text, resolved)
+        [wv] = view.embed_words([text])
+        assert torch.allclose(wv.vectors[0], hidden[1], atol=1e-6)
+    for bad in (4, -5, 1.5):
+        with pytest.raises(ModelError, match="layer"):
+            enc.with_layer(bad)
+
+
+def test_batch_size_order_and_duplicates_do_not_change_vectors(unigram_dir):
+    enc = Encoder.load(unigram_dir)
+    sents = ["сло, x", "the cats", "неровно сложенный кусок, a b", "x", "a", "the cats",
+             "что-то", "кусок " * 9]
+    ref = enc.embed_words(sents, batch_size=1)
+    for bs in (2, 3, 64):
+        other = enc.embed_words(sents[::-1], batch_size=bs)[::-1]
+        for a, b in zip(ref, other):
+            assert a.words == b.words
+            assert torch.allclose(a.vectors, b.vectors, atol=1e-5)
+    assert torch.equal(ref[1].vectors, ref[5].vectors)
+
+
+def test_empty_and_invisible_sentences_give_no_words(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    out = enc.embed_words(["", "  \u200b ", "x"])
+    assert [len(w) for w in out] == [0, 0, 1]
+    assert out[0].vectors.shape == (0, enc.dim)
+
+
+def test_text_is_normalised_before_embedding(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    a, b = enc.embed_words(["the\u200b cat\t\tsat", "the cat sat"])
+    assert a.text == b.text == "the cat sat"
+    assert torch.equal(a.vectors, b.vectors)
+
+
+def test_long_sentence_is_windowed_with_a_warning(tmp_path):
+    folder = make_wordpiece_bert(tmp_path / "short", max_pos=16)
+    enc = Encoder.load(folder, layer=1)
+    words = ("a b c d e x " * 8).split()          # 48 words, 48 pieces; room for 14 per window
+    text = " ".join(words)
+    with pytest.warns(LongInputWarning, match="overlapping windows"):
+        [wv] = enc.embed_words([text])
+    assert wv.words == words and wv.windows > 1
+    assert torch.isfinite(wv.vectors).all()
+    # a word in the middle of a window equals what the model computes for that window alone
+    s, e = enc._owned([(0, 14), (11, 25)], 0)
+    assert (s, e) == (0, 13)
+    assert enc._owned([(0, 14), (11, 25)], 1) == (13, 25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [first] = enc.embed_words([" ".join(words[:14])])
+    assert torch.allclose(first.vectors[5], wv.vectors[5], atol=1e-5)
+
+
+def test_windows_cover_every_piece_once():
+    for windows in ([(0, 10)], [(0, 10), (7, 17)], [(0, 10), (7, 17), (8, 18)]):
+        owned = [Encoder._owned(windows, k) for k in range(len(windows))]
+        assert owned[0][0] == 0 and owned[-1][1] == windows[-1][1]
+        for (s1, e1), (s2, e2) in zip(owned, owned[1:]):
+            assert e1 == s2 and s1 <= e1
+        for k, (s, e) in enumerate(owned):
+            assert windows[k][0] <= s <= e <= windows[k][1]
+
+
+def test_prefix_pieces_are_not_words(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir, prefix="x ")
+    [wv] = enc.embed_words(["the cat"])
+    assert wv.words == ["the", "cat"]
+    tokens, hidden = direct_hidden(enc, "the cat", enc.layer)
+    assert tokens[:2] == ["[CLS]", "x"]
+    assert torch.allclose(wv.vectors[0], hidden[2], atol=1e-6)
+
+
+def test_unknown_models_fail_with_a_clear_message(tmp_path):
+    with pytest.raises(ModelError, match="unknown pack 'pack:nope'; known packs: pack:minilm-en"):
+        Encoder.load("pack:nope")
+    with pytest.raises(ModelError, match="does not exist"):
+        Encoder.load(str(tmp_path / "missing" / "model"))
+    with pytest.raises(ModelError, match="cannot load model 'no-such-org/no-such-model'"):
+        Encoder.load("no-such-org/no-such-model")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelError, match="cannot load model .*empty"):
+        Encoder.load(tmp_path / "empty")
+
+
+def test_single_string_is_refused(wordpiece_dir):
+    with pytest.raises(TypeError, match="list of sentences"):
+        Encoder.load(wordpiece_dir).embed_words("the cat")
+
+
+def test_fingerprint_follows_weights_not_path(tmp_path, wordpiece_dir):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(wordpiece_dir, copy)
+    other = make_wordpiece_bert(tmp_path / "other", seed=5)
+    a, b, c = (Encoder.load(p) for p in (wordpiece_dir, copy, other))
+    assert a.fingerprint == b.fingerprint != c.fingerprint
+
+
+def test_words_keep_their_original_spelling(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    text = normalize_text("Что-то  неровно,\tсложенный")
+    [wv] = enc.embed_words([text])
+    assert [text[s:e] for s, e in wv.spans] == wv.words == ["Что", "-", "то", "неровно", ",",
+                                                              "сложенный"]

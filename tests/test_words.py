@@ -1,0 +1,54 @@
+import unicodedata
+
+import torch
+
+from xlscore.words import Word, normalize_text, piece_word_matrix, split_words
+
+
+def texts(words):
+    return [w.text for w in words]
+
+
+def test_split_runs_and_single_punctuation():
+    t = "Вдруг что-то выпало — большой, неровно (1,5 кг)!"
+    assert texts(split_words(t)) == ["Вдруг", "что", "-", "то", "выпало", "—", "большой", ",",
+                                     "неровно", "(", "1", ",", "5", "кг", ")", "!"]
+
+
+def test_spans_point_into_text():
+    t = "Hello, мир 42..."
+    for w in split_words(t):
+        assert t[w.start:w.end] == w.text
+
+
+def test_each_symbol_is_its_own_word():
+    assert texts(split_words("a+b=c 🙂🙂")) == ["a", "+", "b", "=", "c", "🙂", "🙂"]
+
+
+def test_nfc_and_nfd_give_the_same_words():
+    nfd = unicodedata.normalize("NFD", "Йошкар-Ола, ёжик")
+    assert nfd != "Йошкар-Ола, ёжик"
+    assert normalize_text(nfd) == "Йошкар-Ола, ёжик"
+    assert texts(split_words(normalize_text(nfd))) == ["Йошкар", "-", "Ола", ",", "ёжик"]
+
+
+def test_invisible_characters_separate_and_vanish():
+    t = normalize_text("\u200bслово\u200b\tдругое\x00\u00a0\n конец ")
+    assert t == "слово другое конец"
+    assert texts(split_words(t)) == ["слово", "другое", "конец"]
+
+
+def test_piece_word_matrix_straddling_and_missing():
+    words = [Word("ab", 0, 2), Word(",", 2, 3), Word("cd", 4, 6), Word("e", 7, 8)]
+    pieces = [(0, 1), (1, 3), (3, 3), (3, 6)]   # "a", "b,", empty, " cd"
+    m, missing = piece_word_matrix(pieces, words)
+    assert missing == [3]
+    expected = torch.tensor([[0.5, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    assert torch.allclose(m, expected)
+
+
+def test_piece_word_matrix_empty_inputs():
+    m, missing = piece_word_matrix([], [Word("x", 0, 1)])
+    assert m.shape == (0, 0) and missing == [0]
+    m, missing = piece_word_matrix([(0, 1)], [])
+    assert m.shape == (0, 1) and missing == []

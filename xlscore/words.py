@@ -1,0 +1,65 @@
+"""Words: one definition for every tokenizer, and the merge of sub-word pieces into words.
+
+A *word* is a maximal run of letters, digits and combining marks, or a single other visible
+character (punctuation, a symbol, an emoji). Whitespace and invisible characters (control and
+format characters such as zero-width spaces) separate words and never belong to one. Text is
+put in Unicode NFC first, so a decomposed ``й`` or ``ё`` gives the same word as a composed one.
+
+Pieces reach words through the fast tokenizer's character offsets: a piece belongs to every word
+its character span overlaps (a piece that straddles two words goes to both), and a word vector
+is the mean of its pieces' vectors. This treats WordPiece (``##``) and SentencePiece (``▁``)
+vocabularies alike.
+"""
+from __future__ import annotations
+
+import unicodedata
+from typing import NamedTuple, Sequence
+
+import numpy as np
+import regex
+import torch
+
+# letters, digits and marks form runs; any other visible character is a word of its own
+_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]")
+_INVISIBLE = regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Z}\s]+")
+
+
+class Word(NamedTuple):
+    """A word and its character span ``text[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+
+def normalize_text(text: str) -> str:
+    """NFC, invisible characters turned into single spaces, ends stripped.
+
+    Every encoder sees this text, and word spans refer to it.
+    """
+    return _INVISIBLE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def split_words(text: str) -> list[Word]:
+    """Split already-normalised ``text`` into words with their character spans."""
+    return [Word(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+
+
+def piece_word_matrix(piece_spans: Sequence[tuple[int, int]],
+                      words: Sequence[Word]) -> tuple[torch.Tensor, list[int]]:
+    """Averaging matrix ``M`` of shape ``[n_words_kept, n_pieces]`` so that ``M @ H`` gives
+    word vectors from piece vectors ``H``, and the indices of the words that got no piece
+    (these are left out of ``M``'s rows).
+
+    Piece ``j`` contributes to word ``i`` when their character spans overlap; empty spans
+    (special tokens, a bare ``▁``) contribute to nothing.
+    """
+    n_p = len(piece_spans)
+    spans = np.asarray(piece_spans, dtype=np.int64).reshape(n_p, 2)
+    bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(len(words), 2)
+    hit = (spans[None, :, 0] < bounds[:, 1:2]) & (bounds[:, 0:1] < spans[None, :, 1])
+    counts = hit.sum(axis=1)
+    missing = np.flatnonzero(counts == 0).tolist()
+    keep = counts > 0
+    m = hit[keep].astype(np.float32) / counts[keep, None].astype(np.float32)
+    return torch.from_numpy(m), missing
