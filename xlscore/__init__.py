@@ -7,11 +7,15 @@ map aligns the two spaces, and BERTScore is computed over all words or over anch
 __version__ = "0.1.0"
 
 from . import packs
+from .alignment import ProcrustesAligner
 from .encoders import Encoder, WordVectors
+from .lexicon import Lexicon
+from .scorer import RankedTranslation, ScoreResult, XLScorer
 from .errors import (AlignmentMismatchError, InputError, LexiconError, ModelError,
                      XLScoreError)
 
 __all__ = [
-    "__version__", "packs", "Encoder", "WordVectors", "XLScoreError", "InputError",
+    "__version__", "packs", "Encoder", "WordVectors", "XLScorer", "ScoreResult",
+    "RankedTranslation", "ProcrustesAligner", "Lexicon", "XLScoreError", "InputError",
     "ModelError", "AlignmentMismatchError", "LexiconError",
 ]

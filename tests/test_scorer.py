@@ -1,0 +1,178 @@
+"""The scorer, end to end: tiny encoders for mechanics, the offline packs on the demo data."""
+import random
+from collections import defaultdict
+
+import numpy as np
+import pytest
+import torch
+
+from xlscore import AlignmentMismatchError, Encoder, Lexicon, ProcrustesAligner, XLScorer
+from xlscore.alignment import IllPosedAlignmentWarning
+from xlscore.errors import InputError, XLScoreError
+
+from conftest import make_wordpiece_bert, read_demo
+
+SMALL_LEXICON = "кусок\tpiece\nсложенный\tfolded\nнеровно\tunevenly\nчто\twhat\nбумага\tpaper\n"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
+    lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
+    lex.write_text(SMALL_LEXICON, encoding="utf-8")
+    return XLScorer(en_model=Encoder.load(wordpiece_dir), ru_model=Encoder.load(unigram_dir),
+                    lexicon=lex, alignment=ProcrustesAligner.identity(32))
+
+
+TINY_SRC = ["the cat sat on the mat", "a b c", "the cats", "x"]
+TINY_MT = ["неровно сложенный кусок", "что-то, x", "сло, x", "кусок"]
+
+
+def test_score_returns_one_result_per_pair(tiny):
+    res = tiny.score(TINY_SRC, TINY_MT, variant="all")
+    assert len(res) == 4
+    for r in res:
+        assert -1 <= r.precision <= 1 and -1 <= r.recall <= 1 and -1 <= r.f1 <= 1
+        assert r.score == pytest.approx(r.f1)        # nothing foreign here
+
+
+def test_scores_do_not_depend_on_batch_size_or_order(tiny):
+    ref = tiny.score(TINY_SRC, TINY_MT, variant="all")
+    perm = list(range(4))
+    random.Random(3).shuffle(perm)
+    for bs in (1, 3):
+        tiny.en.batch_size = tiny.ru.batch_size = bs
+        other = tiny.score([TINY_SRC[i] for i in perm], [TINY_MT[i] for i in perm], variant="all")
+        for k, i in enumerate(perm):
+            assert other[k].f1 == pytest.approx(ref[i].f1, abs=1e-5)
+    tiny.en.batch_size = tiny.ru.batch_size = 32
+
+
+def test_no_anchors_scores_zero(tiny):
+    [r] = tiny.score(["the mat"], ["сло"], variant="anchors")
+    assert (r.n_anchors, r.precision, r.recall, r.f1) == (0, 0.0, 0.0, 0.0)
+
+
+def test_empty_translation_is_flagged(tiny):
+    [r] = tiny.score(["the cat"], [""], variant="all")
+    assert r.flags == ("empty",) and r.f1 == 0.0
+
+
+def test_bad_input_is_refused(tiny):
+    with pytest.raises(InputError, match="2 sources but 1 translations"):
+        tiny.score(["a", "b"], ["x"])
+    with pytest.raises(TypeError):
+        tiny.score("a", "x")
+    with pytest.raises(InputError, match="segment 2: translation is int"):
+        tiny.score(["a", "b"], ["x", 3])
+    with pytest.raises(XLScoreError, match="unknown variant"):
+        tiny.score(["a"], ["x"], variant="best")
+
+
+def test_multilingual_self_score_is_one(wordpiece_dir, tmp_path):
+    lex = tmp_path / "lex.tsv"
+    lex.write_text(SMALL_LEXICON, encoding="utf-8")
+    s = XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex)
+    res = s.score(["the cat sat on the mat", "a b"], ["the cat sat on the mat", "a b"], "all")
+    assert [r.f1 for r in res] == pytest.approx([1.0, 1.0], abs=1e-6)
+
+
+def test_idf_and_rescale_change_scores_as_documented(tiny):
+    plain = tiny.score(TINY_SRC, TINY_MT, variant="all")
+    tiny.fit_idf(TINY_SRC, TINY_MT)
+    weighted = tiny.score(TINY_SRC, TINY_MT, variant="all")
+    assert any(abs(a.f1 - b.f1) > 1e-4 for a, b in zip(plain, weighted))
+    tiny.idf, tiny._idf_en, tiny._idf_ru = False, None, None
+    baseline = tiny.fit_baseline(TINY_SRC, TINY_MT)
+    tiny.rescale = True
+    rescaled = tiny.score(TINY_SRC, TINY_MT, variant="all")
+    tiny.rescale, tiny.baseline = False, None
+    for a, b in zip(plain, rescaled):
+        assert b.f1 == pytest.approx((a.f1 - baseline[2]) / (1 - baseline[2]), abs=1e-5)
+    with pytest.raises(XLScoreError, match="two distinct sources"):
+        tiny.fit_baseline(["same", "same"], ["a", "b"])
+
+
+def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigram_dir):
+    with pytest.warns(IllPosedAlignmentWarning):   # a tiny lexicon: a 5-pair dictionary map
+        tiny.fit(["неровно сложенный кусок"] * 3, ["неровно сложенный кусок"] * 3)
+    path = tiny.fixed_alignment.save(tmp_path / "map.npz")
+    again = XLScorer(en_model=tiny.en, ru_model=tiny.ru, lexicon=tiny.lexicon, alignment=path)
+    assert again.alignment_mode == "fixed"
+    other = make_wordpiece_bert(tmp_path / "other", seed=9)
+    with pytest.raises(AlignmentMismatchError, match="fitted for en encoder"):
+        XLScorer(en_model=Encoder.load(other), ru_model=tiny.ru, lexicon=tiny.lexicon,
+                 alignment=path)
+    tiny.fixed_alignment, tiny.alignment_mode = ProcrustesAligner.identity(32), "fixed"
+
+
+def test_signature_names_every_setting(tiny):
+    tiny.score(TINY_SRC[:1], TINY_MT[:1])
+    sig = tiny.signature()
+    for part in ("xlscore:0.1.0", "|en:", "@2#", "|ru:", "variant:anchors", "idf:no",
+                 "rescale:no", "lex:tsv:lex.tsv#", "tr:dictionary", "align:fixed#"):
+        assert part in sig
+
+
+# ---------------------------------------------------------------- real packs, demo data
+@pytest.fixture(scope="module")
+def offline():
+    return XLScorer.offline()
+
+
+@pytest.fixture(scope="module")
+def demo_results(offline):
+    rows = read_demo()
+    res = offline.score([r["source"] for r in rows], [r["translation"] for r in rows])
+    return rows, res
+
+
+def test_good_translation_outranks_the_flipped_meaning(demo_results):
+    rows, res = demo_results
+    by = defaultdict(dict)
+    for r, x in zip(rows, res):
+        by[r["id"]][r["quality"]] = x.score
+    wins = sum(v["good"] > v["meaning"] for v in by.values())
+    print(f"good > meaning error on {wins} of {len(by)} demo sources")
+    assert wins >= 9          # measured: see README; a regression shows here
+
+
+def test_untranslated_copy_is_flagged_and_ranked_last(offline):
+    rows = read_demo()
+    for sid in ("1", "6", "11"):
+        four = [r for r in rows if r["id"] == sid]
+        source = four[0]["source"]
+        ranking = offline.rank(source, [r["translation"] for r in four] + [source])
+        assert ranking[-1].index == 4 and "untranslated" in ranking[-1].result.flags
+        assert ranking[-1].score < min(r.score for r in ranking[:-1])
+
+
+def test_demo_scores_do_not_depend_on_batch_size_or_order(offline, demo_results):
+    rows, res = demo_results
+    perm = list(range(len(rows)))
+    random.Random(0).shuffle(perm)
+    offline.en.batch_size = offline.ru.batch_size = 5
+    try:
+        other = offline.score([rows[i]["source"] for i in perm],
+                              [rows[i]["translation"] for i in perm])
+    finally:
+        offline.en.batch_size = offline.ru.batch_size = 32
+    for k, i in enumerate(perm):
+        assert other[k].score == pytest.approx(res[i].score, abs=1e-5)
+        assert other[k].anchors == res[i].anchors
+
+
+def test_rank_embeds_the_source_once(offline, monkeypatch):
+    seen = []
+    forward = Encoder._forward
+
+    def spy(self, items, batch_size, progress):
+        seen.append((self.spec, len(items)))
+        return forward(self, items, batch_size, progress)
+
+    monkeypatch.setattr(Encoder, "_forward", spy)
+    rows = [r for r in read_demo() if r["id"] == "2"]
+    ranking = offline.rank(rows[0]["source"], [r["translation"] for r in rows])
+    assert ("pack:minilm-en", 1) in seen
+    assert [r.rank for r in ranking] == [1, 2, 3, 4]
+    assert ranking[0].score >= ranking[-1].score
+    assert ranking[0].translation == rows[ranking[0].index]["translation"]

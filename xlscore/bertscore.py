@@ -1,0 +1,94 @@
+"""BERTScore arithmetic (Zhang et al., 2020) as pure tensor functions.
+
+Candidate tokens (here: the translation's words, mapped into the English space) are matched
+greedily to reference tokens (the source's words) by cosine similarity:
+
+* precision ``P = sum_i w_i max_j cos(c_i, r_j) / sum_i w_i`` over candidate tokens,
+* recall ``R = sum_j v_j max_i cos(c_i, r_j) / sum_j v_j`` over reference tokens,
+* ``F1 = 2PR / (P + R)``,
+
+with weights ``w``, ``v`` equal to 1 or to inverse document frequencies
+``idf(t) = log((N + 1) / (df(t) + 1))`` over a corpus of ``N`` documents (a token the corpus
+never saw gets ``log(N + 1)``). A side with no tokens (or no anchors) scores 0.
+
+Baseline rescaling maps a score ``x`` to ``(x - b) / (1 - b)``, where ``b`` is the mean score of
+unrelated pairs, so that unrelated text lands near 0 (see :meth:`xlscore.XLScorer.fit_baseline`
+for how ``b`` is obtained here).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Callable, Iterable, Sequence
+
+import torch
+
+
+def cosine_matrix(cand: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+    """Cosine similarities ``[n, m]`` between rows of ``cand [n, d]`` and ``ref [m, d]``."""
+    c = torch.nn.functional.normalize(cand, dim=-1)
+    r = torch.nn.functional.normalize(ref, dim=-1)
+    return c @ r.transpose(-1, -2)
+
+
+def f_measure(p: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+    """Harmonic mean ``2pr/(p+r)``, 0 where ``p + r`` is 0."""
+    denom = p + r
+    return torch.where(denom != 0, 2 * p * r / torch.where(denom != 0, denom, 1), 0)
+
+
+def greedy_match(cand: torch.Tensor, cand_mask: torch.Tensor, ref: torch.Tensor,
+                 ref_mask: torch.Tensor, cand_weights: torch.Tensor | None = None,
+                 ref_weights: torch.Tensor | None = None
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Precision, recall and F1 for a batch of padded pairs.
+
+    ``cand [B, n, d]`` and ``ref [B, m, d]`` hold token vectors, ``cand_mask [B, n]`` and
+    ``ref_mask [B, m]`` say which are real; weights default to 1. Returns three ``[B]`` tensors.
+    """
+    cand_mask, ref_mask = cand_mask.bool(), ref_mask.bool()
+    sim = cosine_matrix(cand, ref)
+    valid = cand_mask[:, :, None] & ref_mask[:, None, :]
+    sim = sim.masked_fill(~valid, float("-inf"))
+    best_for_cand = sim.max(dim=2).values.masked_fill(~cand_mask, 0.0)
+    best_for_ref = sim.max(dim=1).values.masked_fill(~ref_mask, 0.0)
+    wc = cand_mask.to(sim.dtype) if cand_weights is None else cand_weights * cand_mask
+    wr = ref_mask.to(sim.dtype) if ref_weights is None else ref_weights * ref_mask
+    # a side with no tokens, or with none on the other side, scores 0
+    both = cand_mask.any(1) & ref_mask.any(1)
+    best_for_cand = torch.where(both[:, None], best_for_cand, 0.0)
+    best_for_ref = torch.where(both[:, None], best_for_ref, 0.0)
+    sc, sr = wc.sum(1), wr.sum(1)
+    p = torch.where(sc > 0, (best_for_cand * wc).sum(1) / torch.where(sc > 0, sc, 1), 0.0)
+    r = torch.where(sr > 0, (best_for_ref * wr).sum(1) / torch.where(sr > 0, sr, 1), 0.0)
+    return p, r, f_measure(p, r)
+
+
+def pad(tensors: Sequence[torch.Tensor], dim: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack ``[n_i, dim]`` tensors into ``[B, max n, dim]`` with a ``[B, max n]`` mask (at
+    least one column wide, so that reductions over an all-empty batch are defined)."""
+    width = max(1, max((len(t) for t in tensors), default=0))
+    out = torch.zeros((len(tensors), width, dim))
+    mask = torch.zeros((len(tensors), width), dtype=torch.bool)
+    for i, t in enumerate(tensors):
+        out[i, :len(t)] = t
+        mask[i, :len(t)] = True
+    return out, mask
+
+
+def idf_weights(documents: Iterable[Iterable[str]]) -> Callable[[str], float]:
+    """Inverse document frequency over ``documents`` (each an iterable of tokens), as a
+    function of a token; tokens are compared case-insensitively."""
+    df: Counter[str] = Counter()
+    n = 0
+    for doc in documents:
+        n += 1
+        df.update({t.casefold() for t in doc})
+    table = {t: math.log((n + 1) / (c + 1)) for t, c in df.items()}
+    unseen = math.log(n + 1)
+    return lambda token: table.get(token.casefold(), unseen)
+
+
+def rescale(value: torch.Tensor | float, baseline: float) -> torch.Tensor | float:
+    """``(value - baseline) / (1 - baseline)``."""
+    return (value - baseline) / (1.0 - baseline)
