@@ -23,7 +23,6 @@ from xlscore import ProcrustesAligner, XLScorer
 from xlscore.alignment import _single_word_vectors
 from xlscore.evaluate import per_segment, read_judgments
 from xlscore.lexicon import fold_ru
-from xlscore.scorer import PreparedCorpus
 
 
 def main() -> None:
@@ -55,15 +54,6 @@ def main() -> None:
     rows = read_judgments(args.data)
     corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows],
                             progress=True)
-    docs = sorted({r.doc for r in rows})
-    random.Random(0).shuffle(docs)
-    half = set(docs[: len(docs) // 2])
-    fold = [r.doc in half for r in rows]
-
-    def sub(idx):
-        return PreparedCorpus([corpus.src[i] for i in idx], [corpus.mt[i] for i in idx],
-                              [corpus.anchors[i] for i in idx])
-
     head = (f"{len(train)} training pairs, {len(test_ru_list)} held-out Russian words, "
             f"{len(test_en)} English candidates; {len(rows)} WMT pairs (MT systems only).\n\n")
     lines = ["| centre | unit length | P@1 dictionary (held out) | per-segment Kendall, anchors, "
@@ -77,13 +67,8 @@ def main() -> None:
             p1 = sum(test_en[j] in gold[r] for r, j in zip(test_ru_list, nn.tolist())) / len(gold)
             scorer.align_center, scorer.align_normalize = center, normalize
             scorer._dictionary_map = prior
-            results = [None] * len(rows)
-            for side in (True, False):
-                tr = [i for i, f in enumerate(fold) if f != side]
-                te = [i for i, f in enumerate(fold) if f == side]
-                aligner = scorer._corpus_aligner(sub(tr), False)
-                for i, res in zip(te, scorer.score_prepared(sub(te), "anchors", aligner=aligner)):
-                    results[i] = res
+            results = scorer.score_cross_fitted(corpus, [r.doc for r in rows], "anchors",
+                                                folds=2)
             k, _, _ = per_segment([r.seg_id for r in rows], [r.human for r in rows],
                                   [x.score for x in results])
             lines.append(f"| {center} | {normalize} | {p1:.3f} | {k:+.4f} |")

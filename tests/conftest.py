@@ -101,6 +101,21 @@ def unigram_dir(tmp_path_factory) -> Path:
     return make_unigram_bert(tmp_path_factory.mktemp("tiny-unigram"))
 
 
+SMALL_LEXICON = "кусок\tpiece\nсложенный\tfolded\nнеровно\tunevenly\nчто\twhat\nбумага\tpaper\n"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
+    """Two tiny random encoders (English WordPiece, Russian Unigram), a five-word lexicon and
+    the identity map: fast, for the mechanics (one per test module, as tests may fit it)."""
+    from xlscore import Encoder, ProcrustesAligner, XLScorer
+
+    lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
+    lex.write_text(SMALL_LEXICON, encoding="utf-8")
+    return XLScorer(en_model=Encoder.load(wordpiece_dir), ru_model=Encoder.load(unigram_dir),
+                    lexicon=lex, alignment=ProcrustesAligner.identity(32))
+
+
 @pytest.fixture(scope="session")
 def e5():
     from xlscore import Encoder

@@ -138,3 +138,15 @@ def test_loading_garbage_or_pickles_is_refused(tmp_path):
 def test_mismatched_pair_counts_are_input_errors():
     with pytest.raises(InputError, match="3 Russian vectors but 2 English"):
         ProcrustesAligner().fit(np.zeros((3, 4)), np.zeros((2, 4)))
+
+
+def test_truncated_file_and_digest(tmp_path):
+    a = ProcrustesAligner(center=True).fit(np.eye(8), np.eye(8))
+    path = a.save(tmp_path / "m.npz")
+    data = path.read_bytes()
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(InputError, match="not a saved xlscore alignment"):
+        ProcrustesAligner.load(cut)
+    b = ProcrustesAligner(center=False).fit(np.eye(8), np.eye(8))
+    assert np.allclose(a.W_, b.W_) and a.digest != b.digest

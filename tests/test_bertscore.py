@@ -59,3 +59,9 @@ def test_batch_equals_singles_and_empty_sides_score_zero():
         p, rr, f = single(cand, ref)
         assert (float(bp[k]), float(br[k]), float(bf[k])) == pytest.approx((p, rr, f), abs=1e-6)
     assert (float(bp[3]), float(br[3]), float(bf[3])) == (0.0, 0.0, 0.0)
+
+
+def test_zero_idf_weights_fall_back_to_equal_weights():
+    plain = single(CAND, REF)
+    zero = single(CAND, REF, torch.zeros(2), torch.zeros(3))
+    assert zero == pytest.approx(plain)

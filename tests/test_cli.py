@@ -1,41 +1,252 @@
-"""The console script, end to end through a subprocess."""
+"""The console script, end to end through a subprocess, on data/demo."""
+import csv
+import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
 
-from conftest import DEMO
+from conftest import DEMO, read_demo
+
+SRC = str(DEMO / "source.en")
+ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
+
+
+def command() -> list[str]:
+    """The ``xlscore`` console script of this environment."""
+    exe = shutil.which("xlscore", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "xlscore.cli"]
 
 
 def xlscore(*args, stdin=None):
-    """Run the installed ``xlscore`` console script; returns the completed process."""
-    exe = [sys.executable, "-m", "xlscore.cli"]
-    return subprocess.run(exe + list(args), input=stdin, capture_output=True, text=True,
-                          timeout=600)
+    """Run the ``xlscore`` console script; returns the completed process."""
+    return subprocess.run(command() + [str(a) for a in args], input=stdin, capture_output=True,
+                          text=True, timeout=900)
+
+
+def ok(r):
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+# ------------------------------------------------------------------ score
+@pytest.fixture(scope="module")
+def scored_tsv(tmp_path_factory):
+    out = tmp_path_factory.mktemp("score") / "all.tsv"
+    r = ok(xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []),
+                   "--format", "tsv", "-o", out, "--quiet", "--chunk-size", "8"))
+    return out, r
+
+
+def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
+    out, r = scored_tsv
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("# xlscore:0.1.0|en:pack:minilm-en@") and " inputs:" in lines[0]
+    rows = list(csv.DictReader(lines[1:], delimiter="\t"))
+    data = [x for x in rows if x["segment"] != "system"]
+    assert len(data) == 12 * 4
+    assert [x["engine"] for x in data[:4]] == ["engine1", "engine2", "engine3", "engine4"]
+    systems = {x["engine"]: float(x["score"]) for x in rows if x["segment"] == "system"}
+    for name, mean in systems.items():
+        mine = [float(x["score"]) for x in data if x["engine"] == name]
+        assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
+    assert "align:corpus#" in r.stderr           # the full signature, with the map's digest
+
+
+def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
+    out, _ = scored_tsv
+    tsv = {(int(x["segment"]), x["engine"]): float(x["score"]) for x in
+           csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
+           if x["segment"] != "system"}
+    r = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--quiet"))
+    text = [ln.split() for ln in r.stdout.splitlines() if ln.strip()[:1].isdigit()]
+    assert len(text) == 24
+    # a corpus map fitted on two engines differs a little from one fitted on four
+    assert all(abs(float(f[2]) - tsv[(int(f[0]), f[1])]) < 0.05 for f in text)
+    assert "# system score engine1:" in r.stdout
+    j = tmp_path / "x.jsonl"
+    ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "--format", "json", "-o", j, "--quiet",
+               "--alignment", "dictionary"))
+    objs = [json.loads(x) for x in j.read_text(encoding="utf-8").splitlines()]
+    assert "xlscore" in objs[0] and objs[-1]["system"] == "engine1"
+    assert {"segment", "engine", "score", "f1", "precision", "recall", "n_anchors", "anchors",
+            "flags"} <= set(objs[1])
+    assert len(objs) == 1 + 12 + 1
+
+
+def test_score_reads_stdin_and_tables(tmp_path):
+    table = tmp_path / "pairs.tsv"
+    rows = read_demo()[:8]
+    table.write_text("src\tmt\n" + "".join(f"{r['source']}\t{r['translation']}\n" for r in rows),
+                     encoding="utf-8")
+    a = ok(xlscore("score", "-s", table, "--src-col", "src", "-t", table, "--mt-col", "mt",
+                   "--format", "tsv", "--quiet", "--alignment", "dictionary"))
+    src = tmp_path / "src.txt"
+    src.write_text("".join(r["source"] + "\n" for r in rows), encoding="utf-8")
+    b = ok(xlscore("score", "-s", src, "-t", "-", "--format", "tsv", "--quiet",
+                   "--alignment", "dictionary", stdin="".join(r["translation"] + "\n" for r in rows)))
+    scores_a = [ln.split("\t")[2] for ln in a.stdout.splitlines()[2:10]]
+    scores_b = [ln.split("\t")[2] for ln in b.stdout.splitlines()[2:10]]
+    assert scores_a == scores_b and len(scores_a) == 8
+    assert "\tstdin\t" in b.stdout
+
+
+def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
+    full, _ = scored_tsv
+    part = tmp_path / "part.tsv"
+    text = full.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    part.write_text("".join(lines[:2 + 4 * 5 + 2]) + lines[2 + 4 * 5 + 2][:9], encoding="utf-8")
+    r = ok(xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--format",
+                   "tsv", "-o", part, "--quiet", "--resume", "--chunk-size", "8"))
+    assert "resuming after segment 5 of 12" in r.stderr
+    assert part.read_text(encoding="utf-8") == text
+
+
+def test_resume_refuses_a_file_from_other_settings(scored_tsv, tmp_path):
+    other = tmp_path / "other.tsv"
+    shutil.copy(scored_tsv[0], other)
+    r = xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--format", "tsv",
+                "-o", other, "--resume", "--variant", "all", "--quiet")
+    assert r.returncode == 2 and "cannot resume" in r.stderr
+
+
+# ------------------------------------------------------------------ rank, fit, evaluate, plot
+def test_a_closed_pipe_is_not_an_error():
+    """``xlscore score ... | head -1``: the reader goes away, xlscore stops quietly with 0."""
+    p = subprocess.Popen(command() + ["score", "-s", SRC, "-t", ENGINES[0], "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.readline().startswith(b"# xlscore:")
+    p.stdout.close()                  # before the rows are written
+    err = p.stderr.read()
+    assert p.wait(timeout=900) == 0, err
+    assert b"Error" not in err and b"Traceback" not in err
+
+
+def test_rank_prints_a_table_with_significance(tmp_path):
+    r = ok(xlscore("rank", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--segments",
+                   "--n-boot", "200", "--quiet", "--variant", "all"))
+    out = r.stdout
+    assert "Engines ranked by mean score over 12 segments" in out
+    assert "Paired bootstrap" in out and out.count(" vs ") == 6
+    assert "Per segment (best first):" in out and "signature: xlscore:0.1.0" in out
+    j = ok(xlscore("rank", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--format", "json",
+                   "--n-boot", "100", "--quiet"))
+    doc = json.loads(j.stdout)
+    assert {e["engine"] for e in doc["engines"]} == {"engine1", "engine2"}
+    assert sum(e["wins"] for e in doc["engines"]) == 12 and len(doc["pairs"]) == 1
+
+
+def test_fit_then_score_with_the_saved_map(tmp_path):
+    path = tmp_path / "map.npz"
+    r = ok(xlscore("fit", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--save", path,
+                   "--quiet"))
+    assert "anchor pairs from 12 segments x 4 engine(s)" in r.stdout and path.exists()
+    digest = r.stdout.split("digest ")[1].split()[0]
+    s = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format",
+                   "tsv", "--quiet"))
+    assert f"align:fixed#{digest}" in s.stdout.splitlines()[0]
+    bad = xlscore("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--layer", "4,9")
+    assert bad.returncode == 2 and "this alignment was fitted for en encoder" in bad.stderr
+    assert bad.stderr.count("\n") == 1
+
+
+def test_evaluate_on_judged_demo_data(tmp_path):
+    data = tmp_path / "judged.tsv"
+    rows = read_demo()
+    data.write_text("seg_id\tsystem\tsource\ttranslation\thuman_score\n" + "".join(
+        f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
+        f"{r['translation']}\t{-int(r['intended_rank'])}\n" for r in rows), encoding="utf-8")
+    r = ok(xlscore("evaluate", "--data", data, "--n-boot", "100", "--quiet", "--folds", "3"))
+    assert "48 translations, 4 systems, 12 segments" in r.stdout
+    assert "per-segment Kendall" in r.stdout and "cross-fitted" in r.stdout
+    j = ok(xlscore("evaluate", "--data", data, "--n-boot", "50", "--quiet", "--format", "json",
+                   "--variant", "all", "--alignment", "dictionary"))
+    doc = json.loads(j.stdout)
+    rep = doc["metrics"]["xlscore"]
+    assert rep["segments"] == 12 and -1 <= rep["seg_kendall"]["value"] <= 1
+
+
+def test_plot_alignment_writes_a_png(tmp_path):
+    out = tmp_path / "fig.png"
+    rows = [r for r in read_demo() if r["id"] == "9"]
+    ok(xlscore("plot", "alignment", "-s", rows[0]["source"],
+               *sum((["-t", r["translation"]] for r in rows), []), "-o", out))
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_lexicon_build_and_lookup():
+    r = ok(xlscore("lexicon", "build"))
+    assert "mueller7#" in r.stdout and "Russian->English pairs" in r.stdout
+    r = ok(xlscore("lexicon", "lookup", "дому", "houses"))
+    assert "дому: keys дому, дом ->" in r.stdout and "house" in r.stdout
+    assert "houses: English keys house, houses" in r.stdout
 
 
 def test_embed_prints_words_and_saves_vectors(tmp_path):
     out = tmp_path / "v.npz"
-    r = xlscore("embed", str(DEMO / "engine1.ru"), "--quiet", "-o", str(out))
-    assert r.returncode == 0, r.stderr
+    r = ok(xlscore("embed", ENGINES[0], "--quiet", "-o", out))
     lines = r.stdout.splitlines()
-    assert lines[0].startswith("# Encoder('pack:e5-small', layer=9/12")
+    assert lines[0].startswith("# Encoder('pack:e5-small', layer=")
     assert lines[1] == "1\t9\tИз - за шторма музей откроется в понедельник ."
     data = np.load(out, allow_pickle=False)
     assert data["vectors"].shape == (data["offsets"][-1], 384) and len(data["offsets"]) == 13
 
 
-def test_embed_errors_are_one_line_with_status_2(tmp_path):
-    bad = tmp_path / "latin1.txt"
-    bad.write_bytes("ok\nstra\xdfe\n".encode("latin-1"))
-    cases = [
-        ((str(tmp_path / "missing.txt"),), "missing.txt: no such file"),
-        ((str(bad),), "latin1.txt, line 2: invalid UTF-8"),
-        ((str(DEMO / "engine1.ru"), "--model", "pack:nope"), "unknown pack 'pack:nope'"),
-        ((str(DEMO / "engine1.ru"), "--layer", "40"), "layer 40 is out of range"),
-    ]
-    for args, message in cases:
-        r = xlscore("embed", *args)
-        assert r.returncode == 2, (args, r.stderr)
-        assert message in r.stderr and r.stderr.count("\n") == 1, r.stderr
-        assert "Traceback" not in r.stderr
+def test_help_texts():
+    r = ok(xlscore("--help"))
+    for cmd in ("score", "rank", "fit", "evaluate", "plot", "lexicon", "embed"):
+        assert cmd in r.stdout
+    for cmd in ("score", "rank", "fit", "evaluate", "lexicon", "embed"):
+        h = ok(xlscore(cmd, "--help")).stdout
+        assert "usage: xlscore " + cmd in h
+    assert "--preset" in ok(xlscore("score", "--help")).stdout
+    assert "Figure 3" in ok(xlscore("plot", "--help")).stdout
+
+
+# ------------------------------------------------------------------ errors
+@pytest.fixture()
+def bad_files(tmp_path):
+    files = {}
+    files["latin1"] = tmp_path / "latin1.ru"
+    files["latin1"].write_bytes("один\nстрока\n".encode() + "stra\xdfe\n".encode("latin-1"))
+    files["short"] = tmp_path / "short.ru"
+    files["short"].write_text("одна строка\n" * 11, encoding="utf-8")
+    files["empty"] = tmp_path / "empty.ru"
+    files["empty"].write_text("", encoding="utf-8")
+    files["blank"] = tmp_path / "blank.ru"
+    files["blank"].write_text("одна\n   \nтри\n", encoding="utf-8")
+    return files
+
+
+@pytest.mark.parametrize("case,args,message", [
+    ("missing", ["score", "-s", "{tmp}/nope.en", "-t", ENGINES[0]], "nope.en: no such file"),
+    ("count", ["score", "-s", SRC, "-t", "{short}"],
+     "short.ru: 11 segments, but the source " + SRC + " has 12"),
+    ("empty", ["score", "-s", SRC, "-t", "{empty}"], "empty.ru: file is empty"),
+    ("utf8", ["score", "-s", SRC, "-t", "{latin1}"], "latin1.ru, line 3: invalid UTF-8"),
+    ("blank", ["rank", "-s", SRC, "-t", "{blank}", "-t", ENGINES[0]],
+     "blank.ru, line 2: empty segment"),
+    ("pack", ["score", "-s", SRC, "-t", ENGINES[0], "--en-model", "pack:nope"],
+     "unknown pack 'pack:nope'"),
+    ("model", ["score", "-s", SRC, "-t", ENGINES[0], "--ru-model", "{tmp}/no/model"],
+     "does not exist"),
+    ("resume", ["score", "-s", SRC, "-t", ENGINES[0], "--resume"], "--resume needs --output"),
+    ("one engine", ["rank", "-s", SRC, "-t", ENGINES[0]], "at least two translations files"),
+    ("layer", ["score", "-s", SRC, "-t", ENGINES[0], "--layer", "a"], "--layer 'a'"),
+])
+def test_errors_are_one_line_with_status_2(case, args, message, bad_files, tmp_path):
+    args = [a.format(tmp=tmp_path, **bad_files) for a in args]
+    r = xlscore(*args)
+    assert r.returncode == 2, (case, r.stdout, r.stderr)
+    assert message in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_usage_errors_exit_2():
+    r = xlscore("score", "-s", SRC)
+    assert r.returncode == 2 and "the following arguments are required: -t/--mt" in r.stderr
+    assert xlscore("nonsense").returncode == 2

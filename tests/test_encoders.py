@@ -164,3 +164,25 @@ def test_words_keep_their_original_spelling(wordpiece_dir):
     [wv] = enc.embed_words([text])
     assert [text[s:e] for s, e in wv.spans] == wv.words == ["Что", "-", "то", "неровно", ",",
                                                               "сложенный"]
+
+
+def test_several_layers_in_one_pass_equal_single_layers(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    sents = ["the cat sat", "неровно сложенный кусок", "the cat sat"]
+    many = enc.embed_words_layers(sents, [0, 1, -1])
+    assert set(many) == {0, 1, -1}
+    for layer in (0, 1, -1):
+        single = enc.with_layer(layer).embed_words(sents)
+        for a, b in zip(many[layer], single):
+            assert a.words == b.words and torch.allclose(a.vectors, b.vectors, atol=1e-6)
+
+
+def test_sentence_embeddings_mean_every_token(wordpiece_dir):
+    enc = Encoder.load(wordpiece_dir)
+    emb = enc.embed_sentences(["the cat sat", "", "the cat sat"])
+    batch = enc.tokenizer(["the cat sat"], return_tensors="pt")
+    with torch.inference_mode():
+        hidden = enc.model(**batch, output_hidden_states=True).hidden_states[-1][0]
+    expected = torch.nn.functional.normalize(hidden.mean(0), dim=0)
+    assert torch.allclose(emb[0], expected, atol=1e-6) and torch.equal(emb[0], emb[2])
+    assert torch.isfinite(emb[1]).all() and emb.shape == (3, enc.dim)

@@ -4,24 +4,12 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-import torch
 
-from xlscore import AlignmentMismatchError, Encoder, Lexicon, ProcrustesAligner, XLScorer
+from xlscore import AlignmentMismatchError, Encoder, ProcrustesAligner, XLScorer
 from xlscore.alignment import IllPosedAlignmentWarning
 from xlscore.errors import InputError, XLScoreError
 
-from conftest import make_wordpiece_bert, read_demo
-
-SMALL_LEXICON = "кусок\tpiece\nсложенный\tfolded\nнеровно\tunevenly\nчто\twhat\nбумага\tpaper\n"
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
-    lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
-    lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    return XLScorer(en_model=Encoder.load(wordpiece_dir), ru_model=Encoder.load(unigram_dir),
-                    lexicon=lex, alignment=ProcrustesAligner.identity(32))
-
+from conftest import DEMO, SMALL_LEXICON, make_wordpiece_bert, read_demo
 
 TINY_SRC = ["the cat sat on the mat", "a b c", "the cats", "x"]
 TINY_MT = ["неровно сложенный кусок", "что-то, x", "сло, x", "кусок"]
@@ -82,7 +70,7 @@ def test_idf_and_rescale_change_scores_as_documented(tiny):
     weighted = tiny.score(TINY_SRC, TINY_MT, variant="all")
     assert any(abs(a.f1 - b.f1) > 1e-4 for a, b in zip(plain, weighted))
     tiny.idf, tiny._idf_en, tiny._idf_ru = False, None, None
-    baseline = tiny.fit_baseline(TINY_SRC, TINY_MT)
+    baseline = tiny.fit_baseline(TINY_SRC, TINY_MT, variant="all")
     tiny.rescale = True
     rescaled = tiny.score(TINY_SRC, TINY_MT, variant="all")
     tiny.rescale, tiny.baseline = False, None
@@ -165,9 +153,9 @@ def test_rank_embeds_the_source_once(offline, monkeypatch):
     seen = []
     forward = Encoder._forward
 
-    def spy(self, items, batch_size, progress):
+    def spy(self, items, *args):
         seen.append((self.spec, len(items)))
-        return forward(self, items, batch_size, progress)
+        return forward(self, items, *args)
 
     monkeypatch.setattr(Encoder, "_forward", spy)
     rows = [r for r in read_demo() if r["id"] == "2"]
@@ -176,3 +164,55 @@ def test_rank_embeds_the_source_once(offline, monkeypatch):
     assert [r.rank for r in ranking] == [1, 2, 3, 4]
     assert ranking[0].score >= ranking[-1].score
     assert ranking[0].translation == rows[ranking[0].index]["translation"]
+
+
+def test_chunked_and_resumed_scoring_equals_one_pass(offline, demo_results):
+    rows, res = demo_results
+    src = [r["source"] for r in rows]
+    mt = [r["translation"] for r in rows]
+    chunked = offline.score(src, mt, chunk_size=7)          # map fitted in a separate pass
+    for a, b in zip(res, chunked):
+        assert b.score == pytest.approx(a.score, abs=1e-5) and b.anchors == a.anchors
+    resumed = list(offline.iter_score(src, mt, chunk_size=7, start=30))
+    assert [i for i, _ in resumed] == list(range(30, 48))
+    for i, by in resumed:
+        assert by[""].score == pytest.approx(res[i].score, abs=1e-5)
+
+
+def test_several_engines_at_once(offline):
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
+    engines = {f"e{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
+               for k in (1, 2)}
+    out = list(offline.iter_score(src, engines, chunk_size=6))
+    assert [i for i, _ in out] == list(range(12)) and all(set(by) == {"e1", "e2"} for _, by in out)
+    with pytest.raises(InputError, match="12 sources but 11 translations from e2"):
+        list(offline.iter_score(src, {"e1": engines["e1"], "e2": engines["e2"][:-1]}))
+
+
+def test_foreign_penalty_never_raises_a_score():
+    from xlscore.bertscore import rescale
+    from xlscore.scorer import _penalised
+
+    for baseline in (None, 0.3, 0.8):
+        floor = -1.0 if baseline is None else rescale(-1.0, baseline)
+        for f1 in np.linspace(floor, 1.0, 9):
+            for foreign in (0.0, 0.3, 1.0):
+                s = _penalised(float(f1), foreign, floor)
+                assert floor - 1e-9 <= s <= f1 + 1e-9
+            assert _penalised(float(f1), 1.0, floor) == pytest.approx(floor)
+
+
+def test_resuming_after_the_last_segment_still_settles_the_map():
+    s = XLScorer.offline()
+    rows = read_demo()[:8]
+    src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
+    assert list(s.iter_score(src, mt, start=len(rows))) == []
+    assert "align:corpus#" in s.signature()
+
+
+def test_cross_fitting_leaves_the_signature_alone(offline, demo_results):
+    rows, _ = demo_results
+    corpus = offline.prepare([r["source"] for r in rows], [r["translation"] for r in rows])
+    before = offline.signature()
+    res = offline.score_cross_fitted(corpus, [r["id"] for r in rows], folds=2)
+    assert len(res) == len(rows) and offline.signature() == before

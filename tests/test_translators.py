@@ -72,6 +72,11 @@ def test_network_down_warns_and_falls_back(lex, tmp_path):
     assert out == {"дом": {"house"}, "кошка": {"cat"}, "собака": frozenset()}
     assert Down.calls == 2              # one batch, one retry, then no more attempts
     assert t.offline_reason
+    assert t.name.startswith("google+fallback+dictionary:")     # the signature shows it
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")    # warned once: later calls stay quiet
+        assert t.translations(["слон"]) == {"слон": frozenset()}
 
 
 def test_timeouts_count_as_failures(lex, tmp_path):
@@ -109,3 +114,13 @@ def test_make_translator(lex):
     assert isinstance(make_translator("dictionary", lex), DictionaryTranslator)
     with pytest.raises(Exception, match="unknown translator 'bing'"):
         make_translator("bing", lex)
+
+
+def test_unwritable_cache_costs_only_the_cache(lex, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    t = OnlineTranslator(lex, client=Fake({"дом": "home"}), cache_file=blocker / "c.jsonl")
+    with pytest.warns(CorruptCacheWarning, match="cannot write the translation cache"):
+        out = t.translations(["дом"])
+    assert out["дом"] == {"home", "house"} and t.offline_reason is None
+    assert t.name == "google+dictionary:tsv:lex.tsv#" + lex.digest

@@ -52,3 +52,8 @@ def test_piece_word_matrix_empty_inputs():
     assert m.shape == (0, 0) and missing == [0]
     m, missing = piece_word_matrix([(0, 1)], [])
     assert m.shape == (0, 1) and missing == []
+
+
+def test_format_characters_vanish_inside_words():
+    t = normalize_text("сло\u00adво, ал\u200dло 👍\ufe0f")
+    assert texts(split_words(t)) == ["слово", ",", "алло", "👍\ufe0f"]

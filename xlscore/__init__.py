@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 
 from . import packs
 from .alignment import ProcrustesAligner
+from .compat import TokenScore, bert_score_compatible
 from .encoders import Encoder, WordVectors
 from .lexicon import Lexicon
 from .scorer import RankedTranslation, ScoreResult, XLScorer
@@ -17,5 +18,5 @@ from .errors import (AlignmentMismatchError, InputError, LexiconError, ModelErro
 __all__ = [
     "__version__", "packs", "Encoder", "WordVectors", "XLScorer", "ScoreResult",
     "RankedTranslation", "ProcrustesAligner", "Lexicon", "XLScoreError", "InputError",
-    "ModelError", "AlignmentMismatchError", "LexiconError",
+    "ModelError", "AlignmentMismatchError", "LexiconError", "bert_score_compatible", "TokenScore",
 ]

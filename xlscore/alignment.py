@@ -18,15 +18,18 @@ one for other encoders raises :class:`~xlscore.errors.AlignmentMismatchError`.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from .errors import AlignmentMismatchError, InputError, XLScoreWarning
+from .cache import atomic_write_bytes
+from .errors import AlignmentMismatchError, InputError, LexiconError, XLScoreWarning
 
 FORMAT = "xlscore-procrustes-1"
 
@@ -153,10 +156,12 @@ class ProcrustesAligner:
 
     @property
     def digest(self) -> str:
-        """Short digest of the map, for signatures."""
+        """Short digest of the map (matrix, means, preprocessing), for signatures."""
         self._check_fitted()
         h = hashlib.sha256(np.ascontiguousarray(self.W_, dtype=np.float32).tobytes())
         h.update(np.asarray(self.mean_x_, dtype=np.float32).tobytes())
+        h.update(np.asarray(self.mean_y_, dtype=np.float32).tobytes())
+        h.update(f"center={self.center};normalize={self.normalize}".encode())
         return h.hexdigest()[:12]
 
     # ------------------------------------------------------------------ saving
@@ -171,9 +176,9 @@ class ProcrustesAligner:
         if self.cross_ is not None:
             arrays.update(cross=self.cross_, sum_x=self.sum_x_, sum_y=self.sum_y_,
                           scale=np.array(self.scale_))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as fh:
-            np.savez(fh, **arrays)
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        atomic_write_bytes(path, buf.getvalue())
         return path
 
     @classmethod
@@ -191,19 +196,25 @@ class ProcrustesAligner:
                 if "cross" in z:
                     a.cross_, a.sum_x_, a.sum_y_ = z["cross"], z["sum_x"], z["sum_y"]
                     a.scale_ = float(z["scale"])
+                a.n_pairs_ = int(meta["n_pairs"])
+                a.reliable = bool(meta.get("reliable", True))
         except FileNotFoundError:
             raise InputError("no such alignment file", path=path) from None
-        except (OSError, ValueError, KeyError) as err:
+        except IsADirectoryError:
+            raise InputError("is a directory, not an alignment file", path=path) from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError,
+                zipfile.BadZipFile) as err:
             raise InputError(f"not a saved xlscore alignment ({err})", path=path) from None
-        a.n_pairs_ = int(meta["n_pairs"])
-        a.reliable = bool(meta.get("reliable", True))
+        if a.W_.ndim != 2 or a.mean_x_.shape != (a.W_.shape[0],) or \
+                a.mean_y_.shape != (a.W_.shape[1],):
+            raise InputError("not a saved xlscore alignment (inconsistent shapes)", path=path)
         a.meta = {k: v for k, v in meta.items()
                   if k not in ("format", "n_pairs", "center", "normalize", "reliable")}
         if expect:
             for side, want in expect.items():
                 have = a.meta.get("encoders", {}).get(side)
                 if have is None or any(have.get(k) != want.get(k)
-                                       for k in ("fingerprint", "layer", "dim")):
+                                       for k in ("fingerprint", "layer", "dim", "prefix")):
                     raise AlignmentMismatchError(
                         f"{path}: this alignment was fitted for {side} encoder "
                         f"{_brief(have)}, not {_brief(want)}; fit a new one (xlscore fit)")
@@ -227,11 +238,9 @@ def dictionary_pairs(lexicon, n_pairs: int = DICTIONARY_PAIRS, seed: int = 0
     ambiguous), sampled reproducibly."""
     import random
 
-    from .lexicon import fold_ru
-
     pairs = sorted((ru, en) for ru, ens in lexicon.table.items() if len(ens) <= 3
                    for en in ens if len(ru) >= 3 and len(en) >= 3 and ru.isalpha()
-                   and en.isalpha() and ru == fold_ru(ru))
+                   and en.isalpha())
     if len(pairs) > n_pairs:
         pairs = random.Random(seed).sample(pairs, n_pairs)
     return sorted(pairs)
@@ -257,6 +266,10 @@ def dictionary_alignment(en_encoder, ru_encoder, lexicon, *, center: bool = Fals
         ru_vec = _single_word_vectors(ru_encoder, ru_words, progress)
         en_vec = _single_word_vectors(en_encoder, en_words, progress)
         keep = [(r, e) for r, e in pairs if r in ru_vec and e in en_vec]
+        if not keep:
+            raise LexiconError(f"{lexicon.describe()} has no word pairs usable for a dictionary "
+                               "map (single words of three letters or more, at most three "
+                               "translations each)")
         aligner = ProcrustesAligner(center=center, normalize=normalize)
         aligner.fit(torch.stack([ru_vec[r] for r, _ in keep]),
                     torch.stack([en_vec[e] for _, e in keep]))

@@ -83,26 +83,35 @@ def name_like(word: str, sentence_initial: bool,
 
 
 def _max_matching(edges: list[list[int]], n_right: int) -> list[int]:
-    """Maximum bipartite matching (augmenting paths) of left nodes to right nodes; each left
-    node tries its candidates in the given order. Returns the right node of each left node or
-    -1."""
+    """Maximum bipartite matching (augmenting paths, searched depth-first without recursion)
+    of left nodes to right nodes; each left node tries its candidates in the given order.
+    Returns the right node of each left node, or -1."""
     match_right = [-1] * n_right
     match_left = [-1] * len(edges)
-
-    def augment(u: int, seen: list[bool]) -> bool:
-        for v in edges[u]:
-            if seen[v]:
-                continue
-            seen[v] = True
-            if match_right[v] == -1 or augment(match_right[v], seen):
-                match_right[v] = u
-                match_left[u] = v
-                return True
-        return False
-
-    for u in range(len(edges)):
-        if edges[u]:
-            augment(u, [False] * n_right)
+    for root in range(len(edges)):
+        if not edges[root]:
+            continue
+        seen = [False] * n_right
+        stack = [(root, iter(edges[root]))]
+        path: list[tuple[int, int]] = []        # (left, right) chosen on the way down
+        while stack:
+            left, candidates = stack[-1]
+            for v in candidates:
+                if seen[v]:
+                    continue
+                seen[v] = True
+                path.append((left, v))
+                if match_right[v] == -1:        # a free right node: flip the path
+                    for lft, rgt in path:
+                        match_right[rgt], match_left[lft] = lft, rgt
+                    stack = []
+                else:
+                    stack.append((match_right[v], iter(edges[match_right[v]])))
+                break
+            else:                               # no candidate left: back up
+                stack.pop()
+                if path:
+                    path.pop()
     return match_left
 
 
@@ -134,7 +143,7 @@ def find_anchors(en_words: Sequence[str], ru_words: Sequence[str],
     for i, w in enumerate(ru_words):
         cands: set[int] = set()
         folded = w.casefold()
-        if is_cyrillic(w) and not is_number(w):
+        if is_cyrillic(w):
             for t in translations(w):
                 cands.update(positions.get(t, ()))
         elif is_number(w) or is_latin(w):
@@ -163,7 +172,7 @@ def find_anchors(en_words: Sequence[str], ru_words: Sequence[str],
 
 
 def _sentence_initial(words: Sequence[str]) -> list[bool]:
-    """Whether each word starts a sentence (first letter-word, or after . ! ? or a quote)."""
+    """Whether each word starts a sentence (the first letter-word, or one after . ! ? …)."""
     out, start = [], True
     for w in words:
         out.append(start)

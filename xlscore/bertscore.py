@@ -9,7 +9,8 @@ greedily to reference tokens (the source's words) by cosine similarity:
 
 with weights ``w``, ``v`` equal to 1 or to inverse document frequencies
 ``idf(t) = log((N + 1) / (df(t) + 1))`` over a corpus of ``N`` documents (a token the corpus
-never saw gets ``log(N + 1)``). A side with no tokens (or no anchors) scores 0.
+never saw gets ``log(N + 1)``); when a side's weights sum to 0 (idf from one document) its
+tokens count equally. A side with no tokens (or no anchors) scores 0.
 
 Baseline rescaling maps a score ``x`` to ``(x - b) / (1 - b)``, where ``b`` is the mean score of
 unrelated pairs, so that unrelated text lands near 0 (see :meth:`xlscore.XLScorer.fit_baseline`
@@ -52,8 +53,8 @@ def greedy_match(cand: torch.Tensor, cand_mask: torch.Tensor, ref: torch.Tensor,
     sim = sim.masked_fill(~valid, float("-inf"))
     best_for_cand = sim.max(dim=2).values.masked_fill(~cand_mask, 0.0)
     best_for_ref = sim.max(dim=1).values.masked_fill(~ref_mask, 0.0)
-    wc = cand_mask.to(sim.dtype) if cand_weights is None else cand_weights * cand_mask
-    wr = ref_mask.to(sim.dtype) if ref_weights is None else ref_weights * ref_mask
+    wc = _weights(cand_weights, cand_mask, sim.dtype)
+    wr = _weights(ref_weights, ref_mask, sim.dtype)
     # a side with no tokens, or with none on the other side, scores 0
     both = cand_mask.any(1) & ref_mask.any(1)
     best_for_cand = torch.where(both[:, None], best_for_cand, 0.0)
@@ -62,6 +63,37 @@ def greedy_match(cand: torch.Tensor, cand_mask: torch.Tensor, ref: torch.Tensor,
     p = torch.where(sc > 0, (best_for_cand * wc).sum(1) / torch.where(sc > 0, sc, 1), 0.0)
     r = torch.where(sr > 0, (best_for_ref * wr).sum(1) / torch.where(sr > 0, sr, 1), 0.0)
     return p, r, f_measure(p, r)
+
+
+def score_pairs(cand: Sequence[torch.Tensor], ref: Sequence[torch.Tensor],
+                cand_weights: Sequence[torch.Tensor] | None = None,
+                ref_weights: Sequence[torch.Tensor] | None = None, *, batch: int = 256
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`greedy_match` over lists of unpadded ``[n_i, d]`` tensors: pairs are sorted by
+    size and padded in batches of ``batch`` pairs of similar size, results come back in input
+    order. Returns three ``[len(cand)]`` tensors."""
+    n = len(cand)
+    dim = next((t.shape[-1] for t in [*cand, *ref] if t.dim() == 2), 1)
+    p, r, f = torch.zeros(n), torch.zeros(n), torch.zeros(n)
+    order = sorted(range(n), key=lambda i: (len(cand[i]), len(ref[i])))
+    for s in range(0, n, batch):
+        idx = order[s:s + batch]
+        c, cm = pad([cand[i] for i in idx], dim)
+        rr, rm = pad([ref[i] for i in idx], dim)
+        cw = pad([cand_weights[i][:, None] for i in idx], 1)[0][..., 0] if cand_weights else None
+        rw = pad([ref_weights[i][:, None] for i in idx], 1)[0][..., 0] if ref_weights else None
+        p[idx], r[idx], f[idx] = greedy_match(c, cm, rr, rm, cw, rw)
+    return p, r, f
+
+
+def _weights(weights: torch.Tensor | None, mask: torch.Tensor, dtype) -> torch.Tensor:
+    """Token weights; a side whose given weights sum to 0 (idf from a single document, or
+    words every document has) falls back to equal weights rather than scoring 0."""
+    ones = mask.to(dtype)
+    if weights is None:
+        return ones
+    w = weights.to(dtype) * ones
+    return torch.where((w.sum(1) > 0)[:, None], w, ones)
 
 
 def pad(tensors: Sequence[torch.Tensor], dim: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,27 +1,529 @@
 """The ``xlscore`` command line: a thin layer over the public API.
 
-Errors a user can cause print one line (``xlscore: error: ...``) and exit with status 2.
+Commands: ``score``, ``rank``, ``fit``, ``evaluate``, ``plot alignment``, ``lexicon build|lookup``,
+``embed``. Errors a user can cause print one line (``xlscore: error: ...``) and exit with
+status 2; warnings print one line each (``xlscore: warning: ...``).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import sys
-from typing import Callable, Sequence
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence, TextIO
 
 from . import __version__
-from .errors import XLScoreError
+from .errors import InputError, XLScoreError
 
 EXIT_USAGE = 2
 
 
-def _add_encoder_options(p: argparse.ArgumentParser, default_model: str) -> None:
-    p.add_argument("--model", default=default_model,
-                   help=f"pack:NAME, a local folder or a hub name (default {default_model})")
-    p.add_argument("--layer", type=int, default=None,
-                   help="hidden layer (0 = embeddings, -1 = last; default: the pack's)")
-    p.add_argument("--batch-size", type=int, default=32, help="sentences per batch (default 32)")
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: CUDA if present)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+def _positive(minimum: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+    return parse
+PRESETS = {
+    "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small"},
+    "paper": {"en_model": "bert-base-cased", "ru_model": "DeepPavlov/rubert-base-cased",
+              "translator": "google"},
+    "multilingual": {"multilingual": "pack:e5-small"},
+}
+
+
+# ---------------------------------------------------------------------- options
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model and method")
+    g.add_argument("--preset", choices=list(PRESETS), default="offline",
+                   help="offline: pack:minilm-en + pack:e5-small (default); paper: "
+                        "bert-base-cased + DeepPavlov/rubert-base-cased + Google word "
+                        "translation (needs the network); multilingual: pack:e5-small alone")
+    g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
+    g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")
+    g.add_argument("--multilingual", metavar="MODEL",
+                   help="one encoder for both sides (no alignment)")
+    g.add_argument("--layer", help="hidden layer: N for both encoders or EN,RU (default: each "
+                                   "pack's documented layer)")
+    g.add_argument("--variant", choices=["anchors", "all"], default="anchors",
+                   help="BERTScore over anchor words only (default) or over all words")
+    g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
+    g.add_argument("--rescale", action="store_true",
+                   help="baseline rescaling (baseline from mismatched pairs of the input)")
+    g.add_argument("--translator", choices=["dictionary", "google"],
+                   help="word translation: offline dictionary (default) or Google (online)")
+    g.add_argument("--lexicon", metavar="PATH",
+                   help="a ru<TAB>en word list instead of Müller's dictionary")
+    g.add_argument("--alignment", metavar="corpus|dictionary|PATH",
+                   help="corpus: the dictionary map refined on the input's anchors (default); "
+                        "dictionary: the dictionary map alone; PATH: a map saved by `xlscore fit`")
+    g.add_argument("--batch-size", type=_positive(1), default=32, help="sentences per batch (default 32)")
+    g.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
+
+
+def _add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
+    p.add_argument("-s", "--src", required=True,
+                   help="English sources: text file, one segment per line (- for stdin), or a "
+                        "TSV/JSONL file with --src-col")
+    p.add_argument("-t", "--mt", required=True, action="append",
+                   help="Russian translations, line-parallel to the sources"
+                        + (" (repeat for several engines)" if several else ""))
+    p.add_argument("--src-col", help="column (TSV header) or field (JSONL) holding the sources")
+    p.add_argument("--mt-col", help="column or field holding the translations")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="score empty segments (as 0, flagged 'empty') instead of refusing them")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _layer(value: str | None):
+    if value is None:
+        return None
+    try:
+        parts = [int(v) for v in value.split(",")]
+    except ValueError:
+        raise XLScoreError(f"--layer {value!r}: give an integer or EN,RU integers") from None
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        return tuple(parts)
+    raise XLScoreError(f"--layer {value!r}: give one layer or two (EN,RU)")
+
+
+def build_scorer(args: argparse.Namespace):
+    """An :class:`~xlscore.XLScorer` from the command-line options."""
+    from .scorer import XLScorer
+
+    cfg = dict(PRESETS[args.preset])
+    if args.multilingual and (args.en_model or args.ru_model):
+        raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
+    if args.multilingual:
+        cfg = {"multilingual": args.multilingual}
+    if args.en_model or args.ru_model:
+        cfg.pop("multilingual", None)
+        cfg.setdefault("en_model", PRESETS["offline"]["en_model"])
+        cfg.setdefault("ru_model", PRESETS["offline"]["ru_model"])
+        if args.en_model:
+            cfg["en_model"] = args.en_model
+        if args.ru_model:
+            cfg["ru_model"] = args.ru_model
+    if args.translator:
+        cfg["translator"] = args.translator
+    if args.alignment:
+        if "multilingual" in cfg:
+            raise XLScoreError("--alignment does not apply to a single multilingual encoder")
+        cfg["alignment"] = args.alignment
+    return XLScorer(**cfg, layer=_layer(args.layer), lexicon=args.lexicon,
+                    variant=args.variant, idf=args.idf, rescale=args.rescale,
+                    batch_size=args.batch_size, device=args.device)
+
+
+def _read(path: str, column: str | None, allow_empty: bool) -> list[str]:
+    from .inputs import read_columns, read_lines
+
+    if column:
+        return read_columns(path, [column], allow_empty=allow_empty)[column]
+    return read_lines(path, allow_empty=allow_empty)
+
+
+def read_corpus(args: argparse.Namespace) -> tuple[list[str], dict[str, list[str]]]:
+    """Sources and each engine's translations, checked to be line-parallel."""
+    from .inputs import check_parallel
+
+    if args.mt.count("-") + (args.src == "-") > 1:
+        raise InputError("standard input can be read only once")
+    sources = _read(args.src, args.src_col, args.allow_empty)
+    if not sources:
+        raise InputError("no segments", path=args.src)
+    engines: dict[str, list[str]] = {}
+    for path in args.mt:
+        name = "stdin" if path == "-" else "_".join(Path(path).stem.split()) or "mt"
+        base, k = name, 2
+        while name in engines:
+            name, k = f"{base}#{k}", k + 1
+        engines[name] = _read(path, args.mt_col, args.allow_empty)
+    check_parallel(args.src, sources, list(zip(args.mt, engines.values())))
+    return sources, engines
+
+
+def _inputs_digest(sources: list[str], engines: dict[str, list[str]]) -> str:
+    h = hashlib.sha256()
+    for text in sources + [f"\x00{n}" for n in engines] + [t for v in engines.values() for t in v]:
+        h.update(text.encode("utf-8") + b"\n")
+    return h.hexdigest()[:16]
+
+
+def _progress(total: int, quiet: bool, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="seg", file=sys.stderr, disable=quiet,
+                dynamic_ncols=True)
+
+
+# ---------------------------------------------------------------------- score
+@dataclass
+class Row:
+    """One scored (segment, engine) as written to and read back from the output."""
+
+    segment: int          # 1-based
+    engine: str
+    score: float
+
+
+class Writer:
+    """Output format of ``xlscore score``: a header, one row per (segment, engine), and one
+    summary per engine. Rows can be parsed back, which is what ``--resume`` relies on; system
+    scores are means of the scores as written (``written``), so a resumed run sums the same
+    numbers as an uninterrupted one."""
+
+    DECIMALS: int | None = None
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def written(self, score: float) -> float:
+        """The score as this format writes it."""
+        return score if self.DECIMALS is None else float(f"{score:.{self.DECIMALS}f}")
+
+    def header(self, head: str, engines: list[str]) -> None: ...
+    def row(self, segment: int, engine: str, r) -> None: ...
+    def summary(self, engine: str, mean: float, n: int, signature: str) -> None: ...
+    def first_line(self, head: str) -> str: ...
+    def parse(self, line: str) -> Row | None: ...
+
+
+class TsvWriter(Writer):
+    DECIMALS = 6
+    COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "n_anchors", "flags",
+               "anchors"]
+
+    def first_line(self, head: str) -> str:
+        return f"# {head}"
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n" + "\t".join(self.COLUMNS) + "\n")
+
+    def row(self, segment, engine, r):
+        anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
+        self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{r.f1:.6f}\t{r.precision:.6f}\t"
+                       f"{r.recall:.6f}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\n")
+
+    def summary(self, engine, mean, n, signature):
+        self.out.write(f"system\t{engine}\t{mean:.6f}\t\t\t\t\t\t{n} segments; {signature}\n")
+
+    def parse(self, line):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 3 or not f[0].isdigit():
+            return None
+        return Row(int(f[0]), f[1], float(f[2]))
+
+
+class TextWriter(TsvWriter):
+    DECIMALS = 4
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n")
+        self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8} {'F1':>8} {'P':>8} {'R':>8} "
+                       f"{'anchors':>7}  flags\n")
+
+    def row(self, segment, engine, r):
+        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f} {r.f1:+8.4f} "
+                       f"{r.precision:+8.4f} {r.recall:+8.4f} {r.n_anchors:>7}  "
+                       f"{','.join(r.flags)}\n")
+
+    def summary(self, engine, mean, n, signature):
+        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments\n")
+
+    def parse(self, line):
+        f = line.split()
+        if len(f) < 7 or not f[0].isdigit():
+            return None
+        return Row(int(f[0]), f[1], float(f[2]))
+
+
+class JsonWriter(Writer):
+    def first_line(self, head: str) -> str:
+        return json.dumps({"xlscore": head}, ensure_ascii=False)
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n")
+
+    def row(self, segment, engine, r):
+        self.out.write(json.dumps({"segment": segment, "engine": engine, **r.to_dict()},
+                                  ensure_ascii=False) + "\n")
+
+    def summary(self, engine, mean, n, signature):
+        self.out.write(json.dumps({"system": engine, "score": mean, "segments": n,
+                                   "signature": signature}, ensure_ascii=False) + "\n")
+
+    def parse(self, line):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(d, dict) or "segment" not in d:
+            return None
+        return Row(int(d["segment"]), str(d["engine"]), float(d["score"]))
+
+
+WRITERS: dict[str, Callable[[TextIO], Writer]] = {"text": TextWriter, "tsv": TsvWriter,
+                                                  "json": JsonWriter}
+
+
+def _resume_state(path: Path, writer: Writer, head: str, engines: list[str]
+                  ) -> tuple[int, dict[str, list[float]]]:
+    """Segments already complete in ``path`` and their scores; the file is cut back to the end
+    of the last complete segment (a partly written line or segment is dropped)."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")[:-1]      # the last piece has no newline: partly written
+    if not lines or lines[0].decode("utf-8", "replace") != writer.first_line(head):
+        raise InputError("cannot resume: the file was written with other settings or inputs "
+                         "(its first line differs); remove it or drop --resume", path=path)
+    done: dict[int, dict[str, float]] = {}
+    keep_bytes, offset, complete = 0, 0, 0
+    for raw in lines:
+        offset += len(raw) + 1
+        row = writer.parse(raw.decode("utf-8", "replace"))
+        if row is None:
+            if complete == 0 and not done:
+                keep_bytes = offset           # header lines
+            continue
+        done.setdefault(row.segment, {})[row.engine] = row.score
+        while len(done.get(complete + 1, {})) == len(engines):
+            complete += 1
+            keep_bytes = offset
+    with open(path, "r+b") as fh:
+        fh.truncate(keep_bytes)
+    scores = {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
+    return complete, scores
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    sources, engines = read_corpus(args)
+    if args.resume and not args.output:
+        raise InputError("--resume needs --output FILE")
+    scorer = build_scorer(args)
+    names = list(engines)
+    # the signature known before scoring (a corpus map's digest comes with the summary), and
+    # all else that must match for --resume to continue a file
+    head = (f"{scorer.signature()} inputs:{_inputs_digest(sources, engines)} "
+            f"format:{args.format} chunk:{args.chunk_size}")
+    out_path = Path(args.output) if args.output else None
+    start, scores = 0, {e: [] for e in names}
+    out: TextIO
+    if out_path is not None:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        if args.resume and out_path.exists() and out_path.stat().st_size:
+            start, scores = _resume_state(out_path, WRITERS[args.format](sys.stdout), head, names)
+        if start:
+            out = open(out_path, "a", encoding="utf-8")
+            print(f"xlscore: resuming after segment {start} of {len(sources)}", file=sys.stderr)
+        else:
+            out = open(out_path, "w", encoding="utf-8")
+    else:
+        out = sys.stdout
+    writer = WRITERS[args.format](out)
+    try:
+        if start == 0:
+            writer.header(head, names)
+            out.flush()
+        bar = _progress(len(sources), args.quiet, "scoring")
+        bar.update(start)
+        for i, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size,
+                                       start=start):
+            for name in names:
+                writer.row(i + 1, name, by[name])
+                scores[name].append(writer.written(by[name].score))
+            bar.update(1)
+            if i % 100 == 99:
+                out.flush()
+        bar.close()
+        signature = scorer.signature()
+        for name in names:
+            vals = scores[name]
+            writer.summary(name, sum(vals) / len(vals) if vals else float("nan"), len(vals),
+                           signature)
+        out.flush()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"xlscore: {signature}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------- rank
+def cmd_rank(args: argparse.Namespace) -> int:
+    from .evaluate import bootstrap_mean_difference
+    from .scorer import rank_order
+
+    sources, engines = read_corpus(args)
+    if len(engines) < 2:
+        raise InputError("rank needs at least two translations files (-t A -t B)")
+    scorer = build_scorer(args)
+    names = list(engines)
+    per_segment: list[dict] = []
+    bar = _progress(len(sources), args.quiet, "scoring")
+    for i, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size):
+        order = [names[k] for k in rank_order([by[n] for n in names])]
+        per_segment.append({"segment": i + 1, "ranking": order,
+                            "scores": {n: by[n].score for n in names},
+                            "flags": {n: list(by[n].flags) for n in names if by[n].flags}})
+        bar.update(1)
+    bar.close()
+    table = []
+    for n in names:
+        vals = [seg["scores"][n] for seg in per_segment]
+        est, _ = bootstrap_mean_difference(vals, [0.0] * len(vals), n_boot=args.n_boot)
+        ranks = [seg["ranking"].index(n) + 1 for seg in per_segment]
+        table.append({"engine": n, "mean": est.value, "low": est.low, "high": est.high,
+                      "wins": sum(r == 1 for r in ranks), "mean_rank": sum(ranks) / len(ranks)})
+    table.sort(key=lambda r: -r["mean"])
+    pairs = []
+    for a_i, a in enumerate(table):
+        for b in table[a_i + 1:]:
+            est, p = bootstrap_mean_difference(
+                [seg["scores"][a["engine"]] for seg in per_segment],
+                [seg["scores"][b["engine"]] for seg in per_segment], n_boot=args.n_boot)
+            pairs.append({"a": a["engine"], "b": b["engine"], "delta": est.value,
+                          "low": est.low, "high": est.high, "p": p})
+    signature = scorer.signature()
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        if args.format == "json":
+            json.dump({"engines": table, "pairs": pairs, "signature": signature,
+                       "segments": per_segment if args.segments else None}, out,
+                      ensure_ascii=False, indent=1)
+            out.write("\n")
+        else:
+            _print_ranking(out, table, pairs, per_segment if args.segments else None,
+                           len(sources), args.n_boot, signature)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def _print_ranking(out: TextIO, table, pairs, segments, n, n_boot, signature) -> None:
+    w = max(len("engine"), *(len(r["engine"]) for r in table))
+    out.write(f"Engines ranked by mean score over {n} segments "
+              f"(95% bootstrap interval, {n_boot} resamples):\n\n")
+    out.write(f"  {'#':>2}  {'engine':<{w}}  {'mean score':>10}  {'95% interval':^19}  "
+              f"{'wins':>5}  {'mean rank':>9}\n")
+    for k, r in enumerate(table, start=1):
+        out.write(f"  {k:>2}  {r['engine']:<{w}}  {r['mean']:>+10.4f}  "
+                  f"[{r['low']:+.4f}, {r['high']:+.4f}]  {r['wins']:>5}  {r['mean_rank']:>9.2f}\n")
+    out.write("\nPaired bootstrap (segments resampled; p: two-sided, no difference):\n\n")
+    for p in pairs:
+        mark = "*" if p["p"] < 0.05 else " "
+        out.write(f"  {p['a']:<{w}} vs {p['b']:<{w}}  delta {p['delta']:+.4f} "
+                  f"[{p['low']:+.4f}, {p['high']:+.4f}]  p = {p['p']:.3f} {mark}\n")
+    out.write("\n  * significant at 0.05\n")
+    if segments:
+        out.write("\nPer segment (best first):\n")
+        for seg in segments:
+            ranked = ", ".join(f"{e} {seg['scores'][e]:+.4f}" for e in seg["ranking"])
+            out.write(f"  {seg['segment']:>5}: {ranked}\n")
+    out.write(f"\nsignature: {signature}\n")
+
+
+# ---------------------------------------------------------------------- fit
+def cmd_fit(args: argparse.Namespace) -> int:
+    sources, engines = read_corpus(args)
+    scorer = build_scorer(args)
+    if scorer.multilingual:
+        raise XLScoreError("a single multilingual encoder needs no alignment")
+    scorer.fit(sources, engines, chunk_size=args.chunk_size, progress=not args.quiet)
+    aligner = scorer.fixed_alignment
+    path = aligner.save(args.save)
+    print(f"saved {path}: {aligner.n_pairs_} anchor pairs from {len(sources)} segments x "
+          f"{len(engines)} engine(s), map {aligner.W_.shape[0]}x{aligner.W_.shape[1]}, "
+          f"{'reliable' if aligner.reliable else 'NOT reliable (too few pairs)'}, "
+          f"digest {aligner.digest}")
+    print(f"signature: {scorer.signature()}")
+    return 0
+
+
+# ---------------------------------------------------------------------- evaluate
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .evaluate import LABELS, STATISTICS, agreement, read_judgments
+
+    rows = read_judgments(args.data, include_human=args.include_human)
+    if not rows:
+        raise InputError("no judged translations", path=args.data)
+    scorer = build_scorer(args)
+    if not args.quiet:
+        print(f"xlscore: scoring {len(rows)} judged translations", file=sys.stderr)
+    corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows],
+                            progress=not args.quiet)
+    metrics = {"xlscore": scorer.score_prepared(corpus)}
+    if scorer.alignment_mode == "corpus" and not scorer.multilingual:
+        metrics["xlscore, map cross-fitted by document"] = scorer.score_cross_fitted(
+            corpus, [r.doc for r in rows], folds=args.folds)
+    seg = [r.seg_id for r in rows]
+    sysn = [r.system for r in rows]
+    human = [r.human for r in rows]
+    reports = {k: agreement(seg, sysn, human, [x.score for x in v], n_boot=args.n_boot)
+               for k, v in metrics.items()}
+    signature = scorer.signature()
+    if args.format == "json":
+        json.dump({"signature": signature, "data": str(args.data),
+                   "metrics": {k: {"segments": rep.n_segments, "skipped": rep.n_skipped,
+                                   "systems": rep.n_systems,
+                                   **{s: vars(rep[s]) for s in STATISTICS}}
+                               for k, rep in reports.items()}}, sys.stdout, indent=1)
+        print()
+        return 0
+    rep0 = next(iter(reports.values()))
+    print(f"{len(rows)} translations, {rep0.n_systems} systems, {rep0.n_segments} segments "
+          f"with unequal human scores ({rep0.n_skipped} skipped); 95% bootstrap intervals, "
+          f"{args.n_boot} resamples\n")
+    w = max(len(LABELS[s]) for s in STATISTICS)
+    print(f"{'statistic':<{w}}  " + "  ".join(f"{k[:40]:>40}" for k in reports))
+    for s in STATISTICS:
+        print(f"{LABELS[s]:<{w}}  " + "  ".join(f"{str(rep[s]):>40}" for rep in reports.values()))
+    print(f"\nsignature: {signature}")
+    return 0
+
+
+# ---------------------------------------------------------------------- plot, lexicon
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .plots import alignment_map
+
+    if not args.src.strip() or not all(t.strip() for t in args.mt):
+        raise InputError("plot alignment needs a non-empty source and translations")
+    scorer = build_scorer(args)
+    alignment_map(scorer, args.src, args.mt, path=args.output)
+    print(f"saved {args.output}")
+    return 0
+
+
+def cmd_lexicon(args: argparse.Namespace) -> int:
+    from .anchors import is_cyrillic
+    from .lexicon import Lexicon
+
+    lex = Lexicon.load(args.lexicon)
+    if args.action == "build":
+        keys = len(lex.table)
+        print(f"{lex.describe()}: {len(lex)} Russian->English pairs, {keys} Russian keys, "
+              f"{len(lex.headwords)} English headwords, {len(lex.en_forms)} English forms")
+        return 0
+    if not args.words:
+        raise InputError("lexicon lookup needs at least one word")
+    for word in args.words:
+        if is_cyrillic(word):
+            found = sorted(lex.translate(word))
+            print(f"{word}: keys {', '.join(lex.ru_keys(word))} -> "
+                  + (", ".join(found) if found else "(no translation)"))
+        else:
+            print(f"{word}: English keys {', '.join(sorted(lex.en_keys(word)))}")
+    return 0
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
@@ -33,13 +535,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     from .inputs import read_lines
 
     lines = read_lines(args.input, allow_empty=True)
-    enc = Encoder.load(args.model, layer=args.layer, device=args.device,
+    enc = Encoder.load(args.model, layer=_layer(args.layer), device=args.device,
                        batch_size=args.batch_size)
     result = enc.embed_words(lines, progress=not args.quiet)
-    out = sys.stdout
-    print(f"# {enc!r} fingerprint={enc.fingerprint}", file=out)
+    print(f"# {enc!r} fingerprint={enc.fingerprint}")
     for n, wv in enumerate(result, start=1):
-        print(f"{n}\t{len(wv)}\t{' '.join(wv.words)}", file=out)
+        print(f"{n}\t{len(wv)}\t{' '.join(wv.words)}")
     if args.output:
         vectors = torch.cat([wv.vectors for wv in result]) if result else torch.zeros(0, enc.dim)
         offsets = np.cumsum([0] + [len(wv) for wv in result])
@@ -49,35 +550,131 @@ def cmd_embed(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``xlscore`` command."""
+    from .scorer import CHUNK_PAIRS
+
     parser = argparse.ArgumentParser(
         prog="xlscore",
-        description="Reference-free scoring of English->Russian translations "
-                    "(cross-lingual BERTScore over aligned monolingual encoders).")
+        description="Reference-free scoring of English->Russian translations: cross-lingual "
+                    "BERTScore over two aligned monolingual encoders and anchor words "
+                    "(Vetrov & Gorn). Runs offline with the default packs.",
+        epilog="Run `xlscore COMMAND --help` for a command's options.")
     parser.add_argument("--version", action="version", version=f"xlscore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+
+    p = sub.add_parser("score", help="score translations segment by segment",
+                       description="Score each translation against its source; prints a "
+                                   "score per segment and a system score per translations "
+                                   "file, with a signature of the settings.")
+    _add_io_options(p)
+    p.add_argument("--format", choices=list(WRITERS), default="text",
+                   help="text (default), tsv, or json (one JSON object per line)")
+    p.add_argument("--output", "-o", help="write here instead of standard output")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run into the same --output file")
+    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS,
+                   help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("rank", help="rank several engines per segment and overall",
+                       description="Rank the engines' translations of each segment and "
+                                   "overall (mean score, wins, mean rank), with paired "
+                                   "bootstrap tests between engines.")
+    _add_io_options(p)
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--output", "-o", help="write here instead of standard output")
+    p.add_argument("--segments", action="store_true", help="also list each segment's ranking")
+    p.add_argument("--n-boot", type=_positive(1), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    _add_model_options(p)
+    p.set_defaults(func=cmd_rank)
+
+    p = sub.add_parser("fit", help="fit an alignment on a corpus and save it",
+                       description="Fit the Procrustes map on the anchor pairs of a corpus "
+                                   "(starting from the dictionary map) and save it for "
+                                   "--alignment PATH.")
+    _add_io_options(p)
+    p.add_argument("--save", required=True, metavar="PATH", help="where to save the map (.npz)")
+    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    _add_model_options(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("evaluate", help="agreement with human judgments",
+                       description="Score a TSV of human-judged translations (columns seg_id, "
+                                   "system, source, translation, human_score; see the shared "
+                                   "data README) and report per-segment Kendall/Spearman, "
+                                   "global Kendall, pairwise and system-level agreement with "
+                                   "95% bootstrap intervals.")
+    p.add_argument("--data", required=True, help="TSV of judged translations")
+    p.add_argument("--include-human", action="store_true",
+                   help="rank human translations (is_human_translation = 1) with MT")
+    p.add_argument("--n-boot", type=_positive(1), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--folds", type=_positive(2), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    _add_model_options(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("plot", help="figures", description="Draw figures.")
+    plots = p.add_subparsers(dest="figure", metavar="FIGURE")
+    plots.required = True
+    q = plots.add_parser("alignment", help="a source and its translations after alignment "
+                                           "(the paper's Figure 3)")
+    q.add_argument("-s", "--src", required=True, help="the English source sentence")
+    q.add_argument("-t", "--mt", required=True, action="append",
+                   help="a Russian translation (repeat)")
+    q.add_argument("-o", "--output", required=True, help="PNG file to write")
+    _add_model_options(q)
+    q.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("lexicon", help="build the dictionary cache or look words up",
+                       description="build: build (or check) the cached dictionary and print "
+                                   "its size; lookup WORD ...: show how words translate.")
+    p.add_argument("action", choices=["build", "lookup"])
+    p.add_argument("words", nargs="*", help="words to look up")
+    p.add_argument("--lexicon", metavar="PATH", help="a ru<TAB>en word list instead")
+    p.set_defaults(func=cmd_lexicon)
 
     p = sub.add_parser("embed", help="word vectors of each line of a file",
                        description="Split each line into words and embed them (the mean of "
                                    "each word's sub-word pieces at one hidden layer).")
     p.add_argument("input", help="text file, one sentence per line (- for stdin)")
-    _add_encoder_options(p, "pack:e5-small")
+    p.add_argument("--model", default="pack:e5-small",
+                   help="pack:NAME, a local folder or a hub name (default pack:e5-small)")
+    p.add_argument("--layer", help="hidden layer (default: the pack's)")
+    p.add_argument("--batch-size", type=_positive(1), default=32)
+    p.add_argument("--device")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--output", "-o", help="save vectors, offsets and words to this .npz file")
     p.set_defaults(func=cmd_embed)
     return parser
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"xlscore: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlscore`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    func: Callable[[argparse.Namespace], int] = args.func
+    warnings.showwarning = _one_line_warning
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        return func(args)
+        return args.func(args)
     except XLScoreError as err:
         print(f"xlscore: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:      # the reader went away (``xlscore score ... | head``)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as err:
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"xlscore: error: {where}{err.strerror or err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("xlscore: interrupted", file=sys.stderr)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -65,7 +64,10 @@ class _Item:
     spans: list[tuple[int, int]]       # content piece spans in ``text``
     prefix_ids: list[int]
     windows: list[tuple[int, int]] = field(default_factory=list)
-    pieces: torch.Tensor | None = None
+    pieces: dict[int, torch.Tensor] = field(default_factory=dict)     # by layer
+    pooled: dict[int, torch.Tensor] = field(default_factory=dict)     # token sums, by layer
+    n_tokens: int = 0
+    full: dict[int, torch.Tensor] = field(default_factory=dict)       # every token, by layer
 
 
 def _resolve_device(device: str | torch.device | None) -> torch.device:
@@ -183,7 +185,7 @@ class Encoder:
                                                     trust_remote_code=False)
                 model = AutoModel.from_pretrained(source, local_files_only=local,
                                                   trust_remote_code=False)
-        except (OSError, ValueError, KeyError) as err:
+        except Exception as err:   # noqa: BLE001 - any load failure is the model's fault
             where = "local folder" if local else "Hugging Face hub name"
             hint = "" if local else (" (not a pack, not a local folder, and the hub or its "
                                      "cache could not provide it; offline packs: "
@@ -270,29 +272,89 @@ class Encoder:
     def embed_words(self, sentences: Sequence[str], *, batch_size: int | None = None,
                     progress: bool = False) -> list[WordVectors]:
         """One :class:`WordVectors` per sentence, in input order."""
-        items, order = self._encode_pieces(sentences, batch_size, progress)
-        out: dict[int, WordVectors] = {}
+        return self.embed_words_layers(sentences, [self.layer], batch_size=batch_size,
+                                       progress=progress)[self.layer]
+
+    def embed_words_layers(self, sentences: Sequence[str], layers: Sequence[int], *,
+                           batch_size: int | None = None, progress: bool = False
+                           ) -> dict[int, list[WordVectors]]:
+        """Word vectors at several layers from one pass of the model: ``{layer: [WordVectors,
+        ...]}`` (layers as given, negative ones resolved)."""
+        resolved = [self._check_layer(L) for L in layers]
+        items, order = self._encode_pieces(sentences, batch_size, progress, resolved)
+        out: dict[int, list[WordVectors]] = {}
+        merged = {}
         for key, item in items.items():
             words = split_words(item.text)
             matrix, missing = piece_word_matrix(item.spans, words)
-            vectors = matrix @ item.pieces
             dropped = [words[i].text for i in missing]
             if dropped:
                 warnings.warn(f"sentence {item.index + 1}: no sub-word piece for "
                               f"{', '.join(map(repr, dropped))}; left out",
-                              UnembeddedWordWarning, stacklevel=2)
+                              UnembeddedWordWarning, stacklevel=3)
             lost = set(missing)
             keep = [w for i, w in enumerate(words) if i not in lost]
-            out[key] = WordVectors(item.text, [w.text for w in keep],
-                                   [(w.start, w.end) for w in keep], vectors, dropped,
-                                   max(1, len(item.windows)))
-        return [out[k] for k in order]
+            merged[key] = (matrix, keep, dropped, item)
+        for layer, resolved_layer in zip(layers, resolved):
+            by_key = {}
+            for key, (matrix, keep, dropped, item) in merged.items():
+                by_key[key] = WordVectors(item.text, [w.text for w in keep],
+                                          [(w.start, w.end) for w in keep],
+                                          matrix @ item.pieces[resolved_layer], dropped,
+                                          max(1, len(item.windows)))
+            out[layer] = [by_key[k] for k in order]
+        return out
+
+    def embed_sentences(self, sentences: Sequence[str], *, layer: int = -1,
+                        batch_size: int | None = None, progress: bool = False) -> torch.Tensor:
+        """Sentence embeddings ``[n, dim]``, L2-normalised: the mean over every token of the
+        input (special tokens and prefix included, as the packs' sentence models were trained;
+        windows weighted by their tokens) at ``layer`` (default: the last)."""
+        resolved = self._check_layer(layer)
+        items, order = self._encode_pieces(sentences, batch_size, progress, [resolved],
+                                           pool=True)
+        pooled = torch.stack([items[k].pooled[resolved] / max(items[k].n_tokens, 1)
+                              for k in order]) if order else torch.zeros((0, self.dim))
+        return torch.nn.functional.normalize(pooled, dim=-1)
+
+    def embed_tokens(self, sentences: Sequence[str], *, batch_size: int | None = None,
+                     progress: bool = False) -> list[tuple[list[int], torch.Tensor]]:
+        """Sub-word token vectors the way ``bert_score`` makes them: each sentence only
+        stripped (no normalisation), tokenised with the model's special tokens and without any
+        prompt prefix, cut at the model's maximum length (with a :class:`LongInputWarning`).
+        Returns ``(token ids, vectors [n_tokens, dim])`` per sentence, special tokens included,
+        at this encoder's layer."""
+        if isinstance(sentences, str):
+            raise TypeError("embed_tokens takes a list of sentences, not a single string")
+        texts = [s.strip() for s in sentences]
+        keys: dict[str, int] = {}
+        order = [keys.setdefault(t, len(keys)) for t in texts]
+        first = {k: i for i, k in reversed(list(enumerate(order)))}
+        unique = list(keys)
+        with _quiet_transformers():
+            ids = self.tokenizer(unique, add_special_tokens=False, return_attention_mask=False,
+                                 return_token_type_ids=False)["input_ids"]
+        cap = self.max_tokens - len(self._head) - len(self._tail)
+        items = []
+        for k, (text, piece_ids) in enumerate(zip(unique, ids)):
+            if len(piece_ids) > cap:
+                warnings.warn(f"sentence {first[k] + 1} ({text[:40]!r}...) has "
+                              f"{len(piece_ids)} sub-word pieces; cut to the {cap} that fit in "
+                              f"{self.spec} (as bert_score does)", LongInputWarning, stacklevel=2)
+                piece_ids = piece_ids[:cap]
+            items.append(_Item(text, first[k], list(piece_ids), [], []))
+        self._forward(items, batch_size or self.batch_size, progress, [self.layer], full=True)
+        return [(self._head + items[k].ids + self._tail, items[k].full[self.layer])
+                for k in order]
 
     def _encode_pieces(self, sentences: Sequence[str], batch_size: int | None,
-                       progress: bool) -> tuple[dict[int, _Item], list[int]]:
+                       progress: bool, layers: list[int], pool: bool = False
+                       ) -> tuple[dict[int, _Item], list[int]]:
         """Normalise, de-duplicate and embed; returns items by key and the key of each input."""
         if isinstance(sentences, str):
-            raise TypeError("embed_words takes a list of sentences, not a single string")
+            raise TypeError("the encoder takes a list of sentences, not a single string")
+        if not layers:
+            raise ModelError("no layer asked for")
         texts = [normalize_text(s) for s in sentences]
         keys: dict[str, int] = {}
         order = [keys.setdefault(t, len(keys)) for t in texts]
@@ -300,7 +362,7 @@ class Encoder:
         for i, k in enumerate(order):
             first.setdefault(k, i)
         items = self._tokenize(list(keys), [first[k] for k in range(len(keys))])
-        self._forward(items, batch_size or self.batch_size, progress)
+        self._forward(items, batch_size or self.batch_size, progress, layers, pool)
         return dict(enumerate(items)), order
 
     def _tokenize(self, texts: list[str], first_index: list[int]) -> list[_Item]:
@@ -339,34 +401,39 @@ class Encoder:
                       f"{len(starts)} overlapping windows", LongInputWarning, stacklevel=4)
 
     @contextlib.contextmanager
-    def _truncated(self) -> Iterator[None]:
-        """Run only the layers up to ``self.layer`` (at least one: transformers captures the
+    def _truncated(self, top: int) -> Iterator[None]:
+        """Run only the layers up to ``top`` (at least one: transformers captures the
         embedding output as the first layer's input)."""
         if self._layers is None:
             yield
             return
         parent, attr = self._layers
         full = getattr(parent, attr)
-        setattr(parent, attr, torch.nn.ModuleList(list(full)[:max(self.layer, 1)]))
+        setattr(parent, attr, torch.nn.ModuleList(list(full)[:max(top, 1)]))
         try:
             yield
         finally:
             setattr(parent, attr, full)
 
-    def _forward(self, items: list[_Item], batch_size: int, progress: bool) -> None:
+    def _forward(self, items: list[_Item], batch_size: int, progress: bool,
+                 layers: list[int], pool: bool = False, full: bool = False) -> None:
         units = []  # (item, window start, window end, first owned, end owned)
         for item in items:
             self._plan_windows(item)
             units += [(item, s, e) + self._owned(item.windows, k)
                       for k, (s, e) in enumerate(item.windows)]
-            item.pieces = torch.zeros((len(item.ids), self.dim), dtype=torch.float32)
+            item.pieces = {L: torch.zeros((len(item.ids), self.dim)) for L in layers}
+            if pool:
+                item.pooled = {L: torch.zeros(self.dim) for L in layers}
+            if (pool or full) and not item.windows:   # nothing but special tokens and prefix
+                units.append((item, 0, 0, 0, 0))
         units.sort(key=lambda u: (-(u[2] - u[1] + len(u[0].prefix_ids)), u[0].text, u[1]))
         pad = self.tokenizer.pad_token_id
         pad = 0 if pad is None else pad
         batches = [units[i:i + batch_size] for i in range(0, len(units), batch_size)]
         from tqdm.auto import tqdm
 
-        with torch.inference_mode(), self._truncated():
+        with torch.inference_mode(), self._truncated(max(layers)):
             for batch in tqdm(batches, desc=f"embedding ({self.spec})", unit="batch",
                               disable=not progress, leave=False):
                 seqs = [self._head + it.prefix_ids + it.ids[s:e] + self._tail
@@ -379,10 +446,18 @@ class Encoder:
                     mask[r, :len(seq)] = 1
                 out = self.model(input_ids=ids.to(self.device),
                                  attention_mask=mask.to(self.device), output_hidden_states=True)
-                hidden = out.hidden_states[self.layer].float().cpu()
-                for r, (it, s, e, own_s, own_e) in enumerate(batch):
-                    off = len(self._head) + len(it.prefix_ids) - s
-                    it.pieces[own_s:own_e] = hidden[r, off + own_s:off + own_e]
+                for layer in layers:
+                    hidden = out.hidden_states[layer].float().cpu()
+                    for r, (it, s, e, own_s, own_e) in enumerate(batch):
+                        off = len(self._head) + len(it.prefix_ids) - s
+                        it.pieces[layer][own_s:own_e] = hidden[r, off + own_s:off + own_e]
+                        if pool:
+                            it.pooled[layer] += hidden[r, :len(seqs[r])].sum(0)
+                        if full:     # single window: the caller cut the sentence to fit
+                            it.full[layer] = hidden[r, :len(seqs[r])].clone()
+                if pool:
+                    for r, (it, *_rest) in enumerate(batch):
+                        it.n_tokens += len(seqs[r])
 
     @staticmethod
     def _owned(windows: list[tuple[int, int]], k: int) -> tuple[int, int]:

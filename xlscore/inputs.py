@@ -18,7 +18,8 @@ from .errors import InputError
 STDIN = "-"
 
 
-def _read_bytes(path: str | Path) -> bytes:
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of a file (``-``: standard input), or an :class:`InputError`."""
     if str(path) == STDIN:
         return sys.stdin.buffer.read()
     p = Path(path)
@@ -32,7 +33,7 @@ def _read_bytes(path: str | Path) -> bytes:
         raise InputError(f"cannot read: {err.strerror}", path=path) from None
 
 
-def _decode_lines(data: bytes, path: str | Path) -> list[str]:
+def decode_lines(data: bytes, path: str | Path) -> list[str]:
     """Split into lines (``\\n`` or ``\\r\\n``) and decode each strictly as UTF-8."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -64,7 +65,7 @@ def _check_blank(segments: Sequence[str], path: str | Path, allow_empty: bool,
 
 def read_lines(path: str | Path, *, allow_empty: bool = False) -> list[str]:
     """Segments of a plain text file, one per line (``-`` reads standard input)."""
-    lines = _decode_lines(_read_bytes(path), path)
+    lines = decode_lines(read_bytes(path), path)
     _check_blank(lines, path, allow_empty)
     return lines
 
@@ -75,7 +76,7 @@ def read_columns(path: str | Path, columns: Sequence[str], *,
 
     The format follows the file name: ``.jsonl``/``.json`` is JSON lines, anything else TSV.
     """
-    lines = _decode_lines(_read_bytes(path), path)
+    lines = decode_lines(read_bytes(path), path)
     is_json = str(path).endswith((".jsonl", ".json"))
     out: dict[str, list[str]] = {c: [] for c in columns}
     if is_json:

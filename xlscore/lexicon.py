@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import os
 import re
 from functools import lru_cache
@@ -54,7 +55,7 @@ _EN_IRREGULAR = {
 }
 # imperfective partners of perfective verbs: prefixes that only mark aspect, and suffixes
 _ASPECT_PREFIXES = ("по", "про", "за", "с", "у", "вы", "на", "при", "от", "под", "раз", "рас",
-                    "об", "о", "до", "пере", "из", "ис", "вз", "вос", "с")
+                    "об", "о", "до", "пере", "из", "ис", "вз", "вос")
 _ASPECT_SUFFIXES = (("йти", ("ходить",)), ("нять", ("нимать",)), ("дать", ("давать",)),
                     ("знать", ("знавать",)), ("стать", ("ставать",)), ("бить", ("бивать",)),
                     ("мочь", ("могать",)), ("ить", ("ивать", "ать", "ять", "ывать")),
@@ -187,8 +188,10 @@ class Lexicon:
                 f"Müller's dictionary is not installed ({index} not found): run "
                 "`apt-get install mueller7-dict`, or give a ru<TAB>en word list "
                 "(lexicon=PATH, --lexicon PATH)")
-        stamp = hashlib.sha256(f"{index.stat().st_size}:{data.stat().st_size}:"
-                               f"{PARSER_VERSION}".encode()).hexdigest()[:10]
+        h = hashlib.sha256(f"parser {PARSER_VERSION}\n".encode())
+        for f in (index, data):
+            h.update(cache.sha256_file(f).encode())
+        stamp = h.hexdigest()[:10]
         target = cache.entry_path("lexicon", f"mueller7-{stamp}")
 
         def build(tmp: Path) -> dict:
@@ -202,7 +205,7 @@ class Lexicon:
                     "pairs": len(pairs)}
 
         folder_built = cache.ensure_dir(target, build)
-        doc = cache.read_manifest(folder_built) or {}
+        doc = json.loads((folder_built / cache.MANIFEST).read_text(encoding="utf-8"))
         table = _read_pairs(folder_built / "pairs.tsv")
         heads = (folder_built / "headwords.txt").read_text(encoding="utf-8").split()
         forms = dict(line.split("\t") for line in
@@ -246,6 +249,8 @@ class Lexicon:
             raise InputError("no such lexicon file", path=path) from None
         except UnicodeDecodeError as err:
             raise InputError(f"lexicon is not UTF-8 ({err.reason})", path=path) from None
+        except OSError as err:
+            raise InputError(f"cannot read the lexicon: {err.strerror}", path=path) from None
         table: dict[str, set[str]] = {}
         for n, line in enumerate(lines, start=1):
             if not line.strip() or line.startswith("#"):

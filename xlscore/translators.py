@@ -110,9 +110,16 @@ class OnlineTranslator:
             cache.cache_dir() / "translations" / "google-ru-en.jsonl"
         self.timeout, self.retries, self.batch_size = timeout, retries, batch_size
         self.also_dictionary, self.backoff = also_dictionary, backoff
-        self.name = "google" + ("+" + self.dictionary.name if also_dictionary else "")
         self.offline_reason: str | None = None
+        self._warned = False
         self._known = self._load_cache()
+
+    @property
+    def name(self) -> str:
+        """Names the backends that produced the translations (``+fallback`` once the
+        dictionary had to stand in for the service)."""
+        return ("google" + ("+fallback" if self.offline_reason else "")
+                + ("+" + self.dictionary.name if self.also_dictionary else ""))
 
     # ---------------------------------------------------------------- cache
     def _load_cache(self) -> dict[str, str]:
@@ -139,13 +146,21 @@ class OnlineTranslator:
         return known
 
     def _append(self, pairs: dict[str, str]) -> None:
-        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        """Add answers to the cache file; a cache that cannot be written costs only the cache."""
         data = "".join(json.dumps({"ru": k, "en": v}, ensure_ascii=False) + "\n"
                        for k, v in pairs.items())
-        with open(self.cache_file, "a", encoding="utf-8") as fh:   # whole lines, appended
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.cache_file, "a", encoding="utf-8") as fh:   # whole lines, appended
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as err:
+            if not getattr(self, "_cache_warned", False):
+                warnings.warn(f"cannot write the translation cache {self.cache_file}: "
+                              f"{err.strerror}; translations are kept for this run only",
+                              CorruptCacheWarning, stacklevel=3)
+                self._cache_warned = True
 
     # ---------------------------------------------------------------- online
     @property
@@ -168,14 +183,15 @@ class OnlineTranslator:
                         raise ValueError("the service returned a malformed batch")
                     fresh = {w: a for w, a in zip(batch, answer)
                              if isinstance(a, str) and a.strip()}
-                    self._append(fresh)
-                    got.update(fresh)
-                    break
                 except Exception as err:   # noqa: BLE001 - any failure means: fall back
                     if attempt == self.retries:
                         self.offline_reason = f"{type(err).__name__}: {err}"
                     else:
                         time.sleep(self.backoff * (attempt + 1))
+                else:
+                    self._append(fresh)
+                    got.update(fresh)
+                    break
         return got
 
     def translations(self, words: Sequence[str]) -> dict[str, frozenset[str]]:
@@ -184,7 +200,8 @@ class OnlineTranslator:
         if todo and not self.offline_reason:
             self._known.update(self._fetch(todo))
         missing = [w for w in todo if w not in self._known]
-        if missing and self.offline_reason:
+        if missing and self.offline_reason and not self._warned:
+            self._warned = True
             warnings.warn(f"online translator unavailable ({self.offline_reason}); the "
                           f"dictionary translates the remaining {len(missing)} word(s)",
                           TranslatorUnavailableWarning, stacklevel=2)

@@ -1,9 +1,10 @@
 """Words: one definition for every tokenizer, and the merge of sub-word pieces into words.
 
 A *word* is a maximal run of letters, digits and combining marks, or a single other visible
-character (punctuation, a symbol, an emoji). Whitespace and invisible characters (control and
-format characters such as zero-width spaces) separate words and never belong to one. Text is
-put in Unicode NFC first, so a decomposed ``й`` or ``ё`` gives the same word as a composed one.
+character (punctuation, a symbol, an emoji) with the marks that follow it. Whitespace, control
+characters and the zero-width space separate words; format characters (soft hyphen,
+zero-width joiners) are dropped, so ``сло\u00adво`` is one word. Text is put in Unicode NFC
+first, so a decomposed ``й`` or ``ё`` gives the same word as a composed one.
 
 Pieces reach words through the fast tokenizer's character offsets: a piece belongs to every word
 its character span overlaps (a piece that straddles two words goes to both), and a word vector
@@ -19,9 +20,13 @@ import numpy as np
 import regex
 import torch
 
-# letters, digits and marks form runs; any other visible character is a word of its own
-_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]")
-_INVISIBLE = regex.compile(r"[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Cn}\p{Z}\s]+")
+# letters, digits and marks form runs; any other visible character is a word of its own,
+# with the marks that follow it (an emoji's variation selector, say)
+_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*")
+# format characters (soft hyphen, zero-width joiners, BOM) vanish inside a word; the
+# zero-width space and other separators, controls and unassigned code points become spaces
+_FORMAT = regex.compile(r"[^\P{Cf}\u200b]+")
+_INVISIBLE = regex.compile(r"[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Z}\s\u200b]+")
 
 
 class Word(NamedTuple):
@@ -33,11 +38,13 @@ class Word(NamedTuple):
 
 
 def normalize_text(text: str) -> str:
-    """NFC, invisible characters turned into single spaces, ends stripped.
+    """NFC; format characters removed (soft hyphens, zero-width joiners); other invisible
+    characters and runs of whitespace turned into single spaces; ends stripped.
 
     Every encoder sees this text, and word spans refer to it.
     """
-    return _INVISIBLE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    text = _FORMAT.sub("", unicodedata.normalize("NFC", text))
+    return _INVISIBLE.sub(" ", text).strip()
 
 
 def split_words(text: str) -> list[Word]:
