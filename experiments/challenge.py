@@ -35,7 +35,10 @@ def main() -> None:
     phenomena = list(next(iter(tables.values())))
     lines = [f"{len(cases)} pairs of translations of {len({c.case for c in cases})} sources "
              "written for xlscore. Cell: times the correct translation is ranked above the "
-             "corrupted one (flagged translations rank last; a tie is not a win).", "",
+             "corrupted one (flagged translations rank last; a tie is not a win). Each translation "
+             "is scored on its own, so the candidates' consensus (which needs three or more "
+             "candidates of a source) plays no part: this measures the source-conditioned "
+             "score.", "",
              "| phenomenon | " + " | ".join(tables) + " |",
              "| --- |" + " --- |" * len(tables)]
     for ph in phenomena:

@@ -1,6 +1,7 @@
 """How the scorer orders the demo translations: for each kind of flaw, on how many of the 12
-demo sources the good translation scores above the flawed one, per variant; and the ranking
-of the demo's four engines.
+demo sources the good translation scores above the flawed one, per variant scored one pair at a
+time, and with the default ``rank()`` of the four translations of each source (anchors blended
+with the candidates' consensus).
 
     python experiments/demo_check.py
 """
@@ -24,11 +25,20 @@ def main() -> None:
     corpus = scorer.prepare([r["source"] for r in rows], [r["translation"] for r in rows])
     lines = ["| variant | good > literal | good > omission | good > meaning error | "
              "good ranked first |", "| --- | --- | --- | --- | --- |"]
-    for variant in ("anchors", "all"):
-        res = scorer.score_prepared(corpus, variant)
+    ids = list(dict.fromkeys(r["id"] for r in rows))
+    ranked = {}
+    for i in ids:
+        four = [r for r in rows if r["id"] == i]
+        for t in scorer.rank(four[0]["source"], [r["translation"] for r in four]):
+            ranked[(i, four[t.index]["quality"])] = t.score
+    for variant in ("anchors", "all", "default rank()"):
         by = defaultdict(dict)
-        for r, x in zip(rows, res):
-            by[r["id"]][r["quality"]] = x.score
+        if variant in ("anchors", "all"):
+            for r, x in zip(rows, scorer.score_prepared(corpus, variant)):
+                by[r["id"]][r["quality"]] = x.score
+        else:
+            for (i, q), v in ranked.items():
+                by[i][q] = v
         n = len(by)
         wins = {q: sum(v["good"] > v[q] for v in by.values()) for q in ("literal", "omission", "meaning")}
         first = sum(max(v, key=v.get) == "good" for v in by.values())

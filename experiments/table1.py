@@ -77,8 +77,9 @@ def main() -> None:
 
     lexicon = Lexicon.mueller7()
     e5, minilm = Encoder.load("pack:e5-small"), Encoder.load("pack:minilm-en")
-    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon)
-    multi = XLScorer(multilingual=e5, lexicon=lexicon)
+    # the paper's methods: one translation scored at a time, no consensus (see beyond.py)
+    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, consensus=False)
+    multi = XLScorer(multilingual=e5, lexicon=lexicon, consensus=False)
     sources = list(dict.fromkeys(r.source for r in rows))
     mts = list(dict.fromkeys(r.translation for r in rows))
     clock.say(f"embedding {len(mts)} translations and {len(sources)} sources")

@@ -54,11 +54,29 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
     assert "align:corpus#" in r.stderr           # the full signature, with the map's digest
+    # four engines: every score blends the consensus, as the signature says
+    assert "|cons:0.6|" in lines[0]
+    for x in data:
+        assert float(x["score"]) == pytest.approx(
+            0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6)   # nothing foreign
+
+
+def test_consensus_can_be_switched_off_and_needs_three_engines():
+    off = ok(xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []),
+                     "--format", "tsv", "--quiet", "--no-consensus"))
+    two = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--format", "tsv",
+                     "--quiet"))
+    assert "|cons:no|" in off.stdout.splitlines()[0] and "|cons:0.6|" in two.stdout.splitlines()[0]
+    for out in (off, two):
+        rows = [x for x in csv.DictReader(out.stdout.splitlines()[1:], delimiter="\t")
+                if x["segment"] != "system"]
+        assert rows and all(x["consensus"] == "" and x["score"] == x["f1"] for x in rows)
 
 
 def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     out, _ = scored_tsv
-    tsv = {(int(x["segment"]), x["engine"]): float(x["score"]) for x in
+    # (two engines: no consensus, so the score is F1 and compares with the four-engine F1)
+    tsv = {(int(x["segment"]), x["engine"]): float(x["f1"]) for x in
            csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
            if x["segment"] != "system"}
     r = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--quiet"))
@@ -72,8 +90,8 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
                "--alignment", "dictionary"))
     objs = [json.loads(x) for x in j.read_text(encoding="utf-8").splitlines()]
     assert "xlscore" in objs[0] and objs[-1]["system"] == "engine1"
-    assert {"segment", "engine", "score", "f1", "precision", "recall", "n_anchors", "anchors",
-            "flags"} <= set(objs[1])
+    assert {"segment", "engine", "score", "f1", "precision", "recall", "consensus", "n_anchors",
+            "anchors", "flags"} <= set(objs[1])
     assert len(objs) == 1 + 12 + 1
 
 

@@ -96,7 +96,7 @@ def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigr
 def test_signature_names_every_setting(tiny):
     tiny.score(TINY_SRC[:1], TINY_MT[:1])
     sig = tiny.signature()
-    for part in ("xlscore:0.1.0", "|en:", "@2#", "|ru:", "variant:anchors", "idf:no",
+    for part in ("xlscore:0.1.0", "|en:", "@2#", "|ru:", "variant:anchors", "cons:0.6", "idf:no",
                  "rescale:no", "lex:tsv:lex.tsv#", "tr:dictionary", "align:fixed#"):
         assert part in sig
 
@@ -216,3 +216,61 @@ def test_cross_fitting_leaves_the_signature_alone(offline, demo_results):
     before = offline.signature()
     res = offline.score_cross_fitted(corpus, [r["id"] for r in rows], folds=2)
     assert len(res) == len(rows) and offline.signature() == before
+
+
+# ---------------------------------------------------------------- consensus of candidates
+def _engines(k: int) -> tuple[list[str], dict[str, list[str]]]:
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
+    return src, {f"e{i}": (DEMO / f"engine{i}.ru").read_text(encoding="utf-8").splitlines()
+                 for i in range(1, k + 1)}
+
+
+def _greedy_f1(a: np.ndarray, b: np.ndarray) -> float:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    sim = a @ b.T
+    p, r = sim.max(1).mean(), sim.max(0).mean()
+    return 2 * p * r / (p + r)
+
+
+def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline):
+    from xlscore.scorer import CONSENSUS_WEIGHT, _penalised
+
+    src, engines = _engines(4)
+    plain = XLScorer.offline(consensus=False)
+    with_c = dict(offline.iter_score(src, engines))
+    without = dict(plain.iter_score(src, engines))
+    assert "cons:0.6" in offline.signature() and "cons:no" in plain.signature()
+    for i in (0, 5, 11):
+        names = list(engines)
+        vecs = {n: offline.ru.embed_words([engines[n][i]])[0].vectors.numpy() for n in names}
+        for n in names:
+            a, b = with_c[i][n], without[i][n]
+            assert b.consensus is None and a.f1 == pytest.approx(b.f1, abs=1e-6)
+            # an independent computation: mean greedy F1 against the three other engines
+            want = np.mean([_greedy_f1(vecs[n], vecs[m]) for m in names if m != n])
+            assert a.consensus == pytest.approx(want, abs=1e-5)
+            floor = -1.0
+            assert a.score == pytest.approx((1 - CONSENSUS_WEIGHT) * _penalised(a.f1, a.foreign, floor)
+                                            + CONSENSUS_WEIGHT * a.consensus, abs=1e-6)
+            assert b.score == pytest.approx(_penalised(b.f1, b.foreign, floor), abs=1e-6)
+
+
+def test_consensus_does_not_depend_on_engine_order_and_needs_three(offline):
+    src, engines = _engines(4)
+    ref = dict(offline.iter_score(src, engines))
+    rev = dict(offline.iter_score(src, dict(reversed(list(engines.items()))), chunk_size=9))
+    for i in ref:
+        for n in engines:
+            assert rev[i][n].score == pytest.approx(ref[i][n].score, abs=1e-5)
+    two = dict(offline.iter_score(*_engines(2)))
+    assert all(r.consensus is None for by in two.values() for r in by.values())
+
+
+def test_rank_uses_consensus_and_refuses_a_bare_string(offline):
+    rows = [r for r in read_demo() if r["id"] == "3"]
+    ranking = offline.rank(rows[0]["source"], [r["translation"] for r in rows])
+    assert all(r.result.consensus is not None for r in ranking)
+    assert offline.rank(rows[0]["source"], []) == []
+    with pytest.raises(TypeError):
+        offline.rank(rows[0]["source"], "Дом.")

@@ -35,8 +35,8 @@ def _positive(minimum: int):
 PRESETS = {
     "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small"},
     "paper": {"en_model": "bert-base-cased", "ru_model": "DeepPavlov/rubert-base-cased",
-              "translator": "google"},
-    "multilingual": {"multilingual": "pack:e5-small"},
+              "translator": "google", "consensus": False},
+    "multilingual": {"multilingual": "pack:e5-small", "consensus": False},
 }
 
 
@@ -46,7 +46,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--preset", choices=list(PRESETS), default="offline",
                    help="offline: pack:minilm-en + pack:e5-small (default); paper: "
                         "bert-base-cased + DeepPavlov/rubert-base-cased + Google word "
-                        "translation (needs the network); multilingual: pack:e5-small alone")
+                        "translation (needs the network); multilingual: pack:e5-small alone "
+                        "(paper and multilingual: the paper's methods, without consensus)")
     g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--multilingual", metavar="MODEL",
@@ -55,6 +56,10 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                                    "pack's documented layer)")
     g.add_argument("--variant", choices=["anchors", "all"], default="anchors",
                    help="BERTScore over anchor words only (default) or over all words")
+    g.add_argument("--consensus", action=argparse.BooleanOptionalAction, default=None,
+                   help="with three or more engines, blend each translation's agreement with "
+                        "the other engines' translations into its score (default: on for the "
+                        "offline preset, off for paper and multilingual)")
     g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
     g.add_argument("--rescale", action="store_true",
                    help="baseline rescaling (baseline from mismatched pairs of the input)")
@@ -105,7 +110,7 @@ def build_scorer(args: argparse.Namespace):
     if args.multilingual and (args.en_model or args.ru_model):
         raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
     if args.multilingual:
-        cfg = {"multilingual": args.multilingual}
+        cfg = {"multilingual": args.multilingual, "consensus": cfg.get("consensus", True)}
     if args.en_model or args.ru_model:
         cfg.pop("multilingual", None)
         cfg.setdefault("en_model", PRESETS["offline"]["en_model"])
@@ -116,6 +121,8 @@ def build_scorer(args: argparse.Namespace):
             cfg["ru_model"] = args.ru_model
     if args.translator:
         cfg["translator"] = args.translator
+    if args.consensus is not None:
+        cfg["consensus"] = args.consensus
     if args.alignment:
         if "multilingual" in cfg:
             raise XLScoreError("--alignment does not apply to a single multilingual encoder")
@@ -201,8 +208,8 @@ class Writer:
 
 class TsvWriter(Writer):
     DECIMALS = 6
-    COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "n_anchors", "flags",
-               "anchors"]
+    COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "consensus",
+               "n_anchors", "flags", "anchors"]
 
     def first_line(self, head: str) -> str:
         return f"# {head}"
@@ -212,11 +219,12 @@ class TsvWriter(Writer):
 
     def row(self, segment, engine, r):
         anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
+        cons = "" if r.consensus is None else f"{r.consensus:.6f}"
         self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{r.f1:.6f}\t{r.precision:.6f}\t"
-                       f"{r.recall:.6f}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\n")
+                       f"{r.recall:.6f}\t{cons}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\n")
 
     def summary(self, engine, mean, n, signature):
-        self.out.write(f"system\t{engine}\t{mean:.6f}\t\t\t\t\t\t{n} segments; {signature}\n")
+        self.out.write(f"system\t{engine}\t{mean:.6f}\t\t\t\t\t\t\t{n} segments; {signature}\n")
 
     def parse(self, line):
         f = line.rstrip("\n").split("\t")
@@ -231,11 +239,13 @@ class TextWriter(TsvWriter):
     def header(self, head, engines):
         self.out.write(self.first_line(head) + "\n")
         self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8} {'F1':>8} {'P':>8} {'R':>8} "
-                       f"{'anchors':>7}  flags\n")
+                       f"{'cons':>7} {'anchors':>7}  flags\n")
 
     def row(self, segment, engine, r):
         self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f} {r.f1:+8.4f} "
-                       f"{r.precision:+8.4f} {r.recall:+8.4f} {r.n_anchors:>7}  "
+                       f"{r.precision:+8.4f} {r.recall:+8.4f} "
+                       f"{'—' if r.consensus is None else format(r.consensus, '.4f'):>7} "
+                       f"{r.n_anchors:>7}  "
                        f"{','.join(r.flags)}\n")
 
     def summary(self, engine, mean, n, signature):
@@ -462,10 +472,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"xlscore: scoring {len(rows)} judged translations", file=sys.stderr)
     corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows],
                             progress=not args.quiet)
-    metrics = {"xlscore": scorer.score_prepared(corpus)}
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(r.seg_id, []).append(i)
+    metrics = {"xlscore": scorer.blend_consensus(corpus, scorer.score_prepared(corpus),
+                                                 groups.values())}
     if scorer.alignment_mode == "corpus" and not scorer.multilingual:
-        metrics["xlscore, map cross-fitted by document"] = scorer.score_cross_fitted(
-            corpus, [r.doc for r in rows], folds=args.folds)
+        metrics["xlscore, map cross-fitted by document"] = scorer.blend_consensus(
+            corpus, scorer.score_cross_fitted(corpus, [r.doc for r in rows], folds=args.folds),
+            groups.values())
     seg = [r.seg_id for r in rows]
     sysn = [r.system for r in rows]
     human = [r.human for r in rows]

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import asdict, dataclass, field
-from typing import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import torch
 
@@ -31,6 +31,7 @@ from . import __version__
 from .alignment import ProcrustesAligner, dictionary_alignment
 from .anchors import AnchorSet, find_anchors, is_cyrillic
 from .bertscore import idf_weights, rescale, score_pairs
+from .consensus import consensus_bertscore_groups
 from .encoders import Encoder, WordVectors
 from .errors import AlignmentMismatchError, InputError, XLScoreError
 from .lexicon import Lexicon
@@ -67,8 +68,12 @@ def _pairs(sources: list[str], systems: dict[str, list[str]], a: int, b: int
 class ScoreResult:
     """The score of one translation.
 
-    ``precision``/``recall``/``f1``: BERTScore of the chosen variant. ``score``: F1 with the
-    foreign-text penalty (what rankings and system scores use). ``anchors``: the anchor pairs as
+    ``precision``/``recall``/``f1``: BERTScore of the chosen variant. ``consensus``: mean
+    BERTScore F1 of the translation against the other candidates of the same source (when at
+    least :data:`CONSENSUS_MIN` candidates were scored together and consensus is on, else
+    ``None``). ``score`` (what rankings and system scores use): F1 with the foreign-text
+    penalty, blended with the consensus as ``(1 - w) * F1 + w * consensus`` when there is one
+    (``w`` = :data:`CONSENSUS_WEIGHT`). ``anchors``: the anchor pairs as
     ``(english_word, russian_word)``. ``foreign``: share of the translation's words that are not
     Russian (names and acronyms excepted). ``flags``: ``untranslated``, ``wrong_language``,
     ``empty``, ``empty_source``.
@@ -82,6 +87,7 @@ class ScoreResult:
     anchors: tuple[tuple[str, str], ...]
     foreign: float = 0.0
     flags: tuple[str, ...] = ()
+    consensus: float | None = None
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON)."""
@@ -126,6 +132,15 @@ def rank_order(results: Sequence[ScoreResult]) -> list[int]:
     last, then by descending score; ties keep input order."""
     return sorted(range(len(results)),
                   key=lambda i: (bool(results[i].flags), -results[i].score, i))
+
+
+#: weight of the candidates' consensus in ``score``: equal weights of the two signals after
+#: scaling each by its standard deviation on WMT21 newstest en-ru (0.057 for anchor F1, 0.035
+#: for consensus), the weights a grid search also picks there; choosing them by
+#: cross-validation over documents scores a little lower (experiments/beyond.py)
+CONSENSUS_WEIGHT = 0.6
+#: consensus is used when at least this many candidates of one source are scored together
+CONSENSUS_MIN = 3
 
 
 def _penalised(f1: float, foreign: float, floor: float) -> float:
@@ -177,6 +192,9 @@ class XLScorer:
     texts being scored), ``"dictionary"`` (the dictionary map alone, so that a segment's score
     does not depend on the other segments), a saved map's path or a :class:`ProcrustesAligner`.
     ``variant``: ``"anchors"`` (default) or ``"all"``.
+    ``consensus``: when several candidates of one source are scored together (several engines,
+    :meth:`rank`), blend each one's agreement with the others into ``score`` (default on; see
+    :class:`ScoreResult`). A single list of translations is never affected.
     ``idf``: weight words by inverse document frequency (from :meth:`fit_idf`, else from the
     texts being scored). ``rescale``: baseline rescaling (baseline from :meth:`fit_baseline`,
     ``baseline=``, else from the texts being scored).
@@ -189,7 +207,8 @@ class XLScorer:
                  lexicon: str | os.PathLike | Lexicon | None = None,
                  translator: str | WordTranslator = "dictionary",
                  alignment: str | os.PathLike | ProcrustesAligner = "corpus",
-                 variant: str = "anchors", idf: bool = False, rescale: bool = False,
+                 variant: str = "anchors", consensus: bool = True,
+                 idf: bool = False, rescale: bool = False,
                  baseline: tuple[float, float, float] | None = None,
                  batch_size: int = 32, device: str | None = None,
                  align_center: bool = False, align_normalize: bool = True) -> None:
@@ -210,6 +229,7 @@ class XLScorer:
         self.lexicon = Lexicon.load(lexicon)
         self.translator = make_translator(translator, self.lexicon)
         self.idf, self.rescale = idf, rescale
+        self.consensus = bool(consensus)
         self.baseline = baseline
         self.align_center, self.align_normalize = align_center, align_normalize
         self._idf_en = self._idf_ru = None
@@ -523,7 +543,9 @@ class XLScorer:
             corpus = self.prepare(*_pairs(sources, systems, a, b), progress=progress)
             if settled is None:
                 settled = self._settle(*corpus.texts(), variant, None, corpus, progress)
-            results = self._score_core(corpus, variant, *settled)
+            n = len(names)
+            results = self.blend_consensus(corpus, self._score_core(corpus, variant, *settled),
+                                           [range(k, k + n) for k in range(0, len(corpus), n)])
             for i in range(max(a, start), b):
                 k = (i - a) * len(names)
                 yield i, dict(zip(names, results[k:k + len(names)]))
@@ -592,6 +614,23 @@ class XLScorer:
                 foreign=anchors.foreign, flags=tuple(flags)))
         return out
 
+    def blend_consensus(self, corpus: PreparedCorpus, results: Sequence[ScoreResult],
+                        groups: Iterable[Sequence[int]]) -> list[ScoreResult]:
+        """``results`` (of ``corpus``, in its order) with each group's consensus blended into
+        the scores; ``groups`` holds the positions of candidates of one source (e.g. all
+        engines' translations of a segment). Groups smaller than :data:`CONSENSUS_MIN`, and
+        every result when consensus is off, are returned unchanged."""
+        out = list(results)
+        if not self.consensus:
+            return out
+        w = CONSENSUS_WEIGHT
+        groups = [list(g) for g in groups if len(g) >= CONSENSUS_MIN]
+        agree = consensus_bertscore_groups([[corpus.mt[k].vectors for k in g] for g in groups])
+        for group, values in zip(groups, agree):
+            for k, c in zip(group, values):
+                out[k] = replace(out[k], consensus=c, score=(1 - w) * out[k].score + w * c)
+        return out
+
     @staticmethod
     def _map(mt: list[WordVectors], aligner: ProcrustesAligner) -> list[torch.Tensor]:
         """All translation word vectors mapped in one matrix product, split back per pair."""
@@ -606,8 +645,12 @@ class XLScorer:
     def rank(self, source: str, translations: Sequence[str]) -> list[RankedTranslation]:
         """Rank several translations of one source, best first (the source is embedded once).
         Flagged translations (untranslated, wrong language, empty) come last; ties keep input
-        order."""
-        results = self.score([source] * len(translations), list(translations))
+        order. With three or more translations and consensus on, each one's agreement with the
+        others is part of its score."""
+        if isinstance(translations, str):
+            raise TypeError("translations must be a list of strings")
+        engines = {str(k): [t] for k, t in enumerate(translations)}
+        results = [] if not engines else list(next(self.iter_score([source], engines))[1].values())
         order = rank_order(results)
         return [RankedTranslation(i, translations[i], results[i], rank)
                 for rank, i in enumerate(order, start=1)]
@@ -624,6 +667,7 @@ class XLScorer:
         return {
             "version": __version__, "en": self.en.describe(), "ru": self.ru.describe(),
             "variant": self.variant, "idf": self.idf, "rescale": self.rescale,
+            "consensus": CONSENSUS_WEIGHT if self.consensus else None,
             "baseline": list(baseline) if self.rescale and baseline else None,
             "lexicon": self.lexicon.describe(), "translator": self.translator.name,
             "alignment": align, "align_center": self.align_center,
@@ -638,7 +682,9 @@ class XLScorer:
             return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}"
 
         parts = [f"xlscore:{d['version']}", f"en:{enc(d['en'])}", f"ru:{enc(d['ru'])}",
-                 f"variant:{d['variant']}", f"idf:{'yes' if d['idf'] else 'no'}",
+                 f"variant:{d['variant']}",
+                 "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
+                 f"idf:{'yes' if d['idf'] else 'no'}",
                  "rescale:" + ("no" if not d["rescale"] else
                                "/".join(f"{b:.4f}" for b in d["baseline"] or ()) or "yes"),
                  f"lex:{d['lexicon']}", f"tr:{d['translator'].split(':')[0]}",
