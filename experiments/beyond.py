@@ -15,19 +15,19 @@ from __future__ import annotations
 import argparse
 import itertools
 import math
-import random
 import re
 import time
 from collections import Counter
 
 import numpy as np
+import sacrebleu
 from _results import command_line, write_csv, write_markdown
 from scipy.stats import kendalltau
 
 from xlscore import Encoder, Lexicon, XLScorer
-from xlscore.consensus import chrf, consensus_bertscore, consensus_chrf
+from xlscore.consensus import consensus_bertscore, consensus_chrf
 from xlscore.evaluate import agreement, read_judgments
-from xlscore.scorer import CONSENSUS_WEIGHT
+from xlscore.scorer import CONSENSUS_WEIGHT, assign_folds
 
 FOLDS, SEED = 5, 0
 GRID = (0.0, 0.5, 1.0, 2.0)       # weights tried for each standardised signal
@@ -42,12 +42,6 @@ def numbers_mismatch(source: str, translation: str) -> float:
         return Counter(g.lstrip("0") or "0" for g in _DIGITS.findall(t))
     s, m = groups(source), groups(translation)
     return -float(sum((s - m).values()) + sum((m - s).values()))
-
-
-def fold_of_documents(docs: list[str]) -> dict[str, int]:
-    names = sorted(set(docs))
-    random.Random(SEED).shuffle(names)        # the same folds as XLScorer.score_cross_fitted
-    return {d: i % FOLDS for i, d in enumerate(names)}
 
 
 def by_segment(seg_ids: list[str]) -> dict[str, list[int]]:
@@ -145,8 +139,10 @@ def main() -> None:
     metrics["multilingual e5, all words (the paper's baseline)"] = scores(multi.score_prepared(mc, "all"))
     metrics["dictionary map, anchors"] = scores(
         two.score_prepared(tc, "anchors", aligner=two.dictionary_map()))
-    metrics["cross-fitted map, all words"] = scores(two.score_cross_fitted(tc, docs, "all"))
-    anchors_cf = scores(two.score_cross_fitted(tc, docs, "anchors"))
+    metrics["cross-fitted map, all words"] = scores(
+        two.score_cross_fitted(tc, docs, "all", folds=FOLDS, seed=SEED))
+    anchors_cf_results = two.score_cross_fitted(tc, docs, "anchors", folds=FOLDS, seed=SEED)
+    anchors_cf = scores(anchors_cf_results)
     metrics["anchors (cross-fitted map)"] = anchors_cf
     metrics["e5 sentence cosine(source, translation)"] = np.array(
         [float(sent_src[r.source] @ sent_mt[r.translation]) for r in rows])
@@ -171,7 +167,7 @@ def main() -> None:
     metrics["consensus: e5 BERTScore among candidates"] = cons_bert
     w = CONSENSUS_WEIGHT
     metrics[f"**default** ({1 - w:g} anchors + {w:g} consensus), cross-fitted map"] = scores(
-        two.blend_consensus(tc, two.score_cross_fitted(tc, docs, "anchors"), seg_rows.values()))
+        two.blend_consensus(tc, anchors_cf_results, seg_rows.values()))
     metrics["**default** as shipped (`xlscore rank`; map fitted on the scored texts)"] = shipped
 
     # 3. a combination whose weights are chosen on other documents only
@@ -179,14 +175,14 @@ def main() -> None:
     seg_ids = [r.seg_id for r in rows]
     distinct = {s: len({human[i] for i in ix}) for s, ix in seg_rows.items()}
     kept = {s: ix for s, ix in seg_rows.items() if distinct[s] >= 3}
-    doc_fold = fold_of_documents(docs)
+    doc_fold = assign_folds(docs, FOLDS, SEED)     # the folds of the cross-fitted maps
     seg_fold = {s: doc_fold[rows[ix[0]].doc] for s, ix in kept.items()}
     say(f"weights by cross-validation over {len(kept)} segments")
     combined, per_fold, full = select_weights({n: metrics[n] for n in COMBINED}, human, kept,
                                               seg_fold)
     metrics["grid-weighted combination, weights chosen by cross-validation"] = combined
     metrics["chrF with the reference (needs a reference)"] = np.array(
-        [chrf(r.translation, r.reference) for r in rows])
+        [sacrebleu.sentence_chrf(r.translation, [r.reference]).score for r in rows])
 
     say("agreement with bootstrap intervals")
     keep = [i for i, r in enumerate(rows) if r.seg_id in kept]

@@ -143,6 +143,14 @@ CONSENSUS_WEIGHT = 0.6
 CONSENSUS_MIN = 3
 
 
+def assign_folds(groups: Iterable[str], folds: int = 5, seed: int = 0) -> dict[str, int]:
+    """Deal group names (e.g. documents) into ``folds`` folds at random, with a fixed ``seed``:
+    ``{group: fold}``. The folds of :meth:`XLScorer.score_cross_fitted`."""
+    names = sorted(set(groups))
+    random.Random(seed).shuffle(names)
+    return {g: i % folds for i, g in enumerate(names)}
+
+
 def _penalised(f1: float, foreign: float, floor: float) -> float:
     """Move F1 towards ``floor`` (the lowest possible score) by the share of foreign words."""
     return f1 - foreign * (f1 - floor)
@@ -362,13 +370,11 @@ class XLScorer:
             raise InputError(f"{len(groups)} group labels for {len(corpus)} pairs")
         if folds < 2:
             raise XLScoreError("cross-fitting needs at least two folds")
-        names = sorted(set(groups))
-        random.Random(seed).shuffle(names)
-        fold_of = {g: i % folds for i, g in enumerate(names)}
+        fold_of = assign_folds(groups, folds, seed)
         idf = self._idf_for(*corpus.texts())
         last = self.last_alignment, self.last_baseline
         out: list[ScoreResult | None] = [None] * len(corpus)
-        for f in range(min(folds, len(names))):
+        for f in range(min(folds, len(fold_of))):
             test = [i for i, g in enumerate(groups) if fold_of[g] == f]
             train = [i for i, g in enumerate(groups) if fold_of[g] != f]
             aligner = self._corpus_aligner(corpus.subset(train), False, prior)
@@ -547,8 +553,8 @@ class XLScorer:
             results = self.blend_consensus(corpus, self._score_core(corpus, variant, *settled),
                                            [range(k, k + n) for k in range(0, len(corpus), n)])
             for i in range(max(a, start), b):
-                k = (i - a) * len(names)
-                yield i, dict(zip(names, results[k:k + len(names)]))
+                k = (i - a) * n
+                yield i, dict(zip(names, results[k:k + n]))
 
     def _settle(self, sources: list[str], translations: list[str], variant: str,
                 aligner: ProcrustesAligner | None, corpus: PreparedCorpus | None,
