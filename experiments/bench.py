@@ -14,6 +14,10 @@ state is shared); model loading is not timed, everything from the texts to the s
 * xlscore's bert_score-compatible mode, and ``bert_score`` itself (``BERTScorer`` with the same
   folder and ``num_layers=9``, translation as candidate, source as reference); the two must agree
   to 1e-4 on every pair (checked here, exit status 1 otherwise);
+* the default since the quality estimator (``XLScorer.offline()``: the estimator's cross-encoder
+  pass over each pair plus the paper's anchors and F1 for the explanations), in the precision
+  the processor supports (``auto``) and in float32, and the estimator alone; the bfloat16 and
+  float32 scores are compared (largest change, agreement with the MQM scores of both);
 * memory: ``xlscore score`` on 10,000 and 100,000 pairs (the first ``--memory-block`` pairs
   repeated), peak RSS of each.
 
@@ -80,18 +84,33 @@ def child(args: argparse.Namespace) -> dict:
     bs = args.batch_size
     out: dict = {"pairs": len(src)}
     what = args.child
-    if what in ("floor-two", "xlscore-two"):
+    if what.startswith(("default", "estimator")):
+        from xlscore.estimator import QualityEstimator
+
+        precision = "fp32" if what.endswith("fp32") else "auto"
+        if what.startswith("default"):
+            scorer = XLScorer.offline(precision=precision, batch_size=bs)
+            scorer.dictionary_map()
+        else:
+            est = QualityEstimator.load(precision=precision, batch_size=bs)
+        out["precision"] = (scorer.estimator if what.startswith("default") else est).signature()
+    elif what in ("floor-two", "xlscore-two"):
         en = Encoder.load("pack:minilm-en", batch_size=bs)
         ru = Encoder.load("pack:e5-small", batch_size=bs)
         if what == "xlscore-two":
-            scorer = XLScorer(en_model=en, ru_model=ru, lexicon=Lexicon.mueller7())
+            scorer = XLScorer(en_model=en, ru_model=ru, lexicon=Lexicon.mueller7(), estimator=None)
             scorer.dictionary_map()
     elif what != "bert_score":
         e5 = Encoder.load("pack:e5-small", layer=9, batch_size=bs)
         if what == "xlscore-multi":
-            scorer = XLScorer(multilingual=e5, variant="all", lexicon=Lexicon.mueller7())
+            scorer = XLScorer(multilingual=e5, variant="all", lexicon=Lexicon.mueller7(),
+                              estimator=None)
     t = time.perf_counter()
-    if what == "floor-two":
+    if what.startswith("default"):
+        out["scores"] = [r.score for r in scorer.score(src, mt)]
+    elif what.startswith("estimator"):
+        out["scores"] = est.predict(src, mt).tolist()
+    elif what == "floor-two":
         _floor(en, src, bs)
         _floor(ru, mt, bs)
     elif what == "floor-multi":
@@ -137,6 +156,27 @@ def memory_child(args: argparse.Namespace) -> dict:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def precision_note(data: str, limit: int, fast: list[float], exact: list[float]) -> str:
+    """How much the processor's fast precision changes the default's scores and rankings."""
+    import numpy as np
+
+    from xlscore.evaluate import agreement, read_judgments
+
+    rows = read_judgments(data)
+    if limit:
+        keep = set(list(dict.fromkeys(r.seg_id for r in rows))[:limit])
+        rows = [r for r in rows if r.seg_id in keep]
+    args = ([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows])
+    a, b = agreement(*args, fast, n_boot=200), agreement(*args, exact, n_boot=200)
+    d = np.abs(np.array(fast) - np.array(exact))
+    same = agreement(*args[:2], exact, fast, n_boot=0)
+    return (f"Precision of the default: largest score change auto vs fp32 {d.max():.4f} (mean "
+            f"{d.mean():.4f}); per-segment Kendall between the two {same['seg_kendall'].value:.3f};"
+            f" agreement with MQM, per-segment Kendall {a['seg_kendall']} (auto) vs "
+            f"{b['seg_kendall']} (fp32), system Kendall {a['sys_kendall'].value:+.3f} vs "
+            f"{b['sys_kendall'].value:+.3f}.")
+
+
 def run_child(argv: list[str]) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as fh:
         subprocess.run([sys.executable, __file__, *argv, "--result", fh.name], check=True,
@@ -170,7 +210,7 @@ def main() -> None:
     XLScorer.offline().dictionary_map()
     runs = {}
     for name in ("floor-two", "xlscore-two", "floor-multi", "xlscore-multi", "compat",
-                 "bert_score"):
+                 "bert_score", "estimator", "estimator-fp32", "default", "default-fp32"):
         runs[name] = run_child(["--child", name, *common])
         r = runs[name]
         print(f"{name:14s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
@@ -209,9 +249,20 @@ def main() -> None:
         row("bert_score 0.3.13, same folder, num_layers=9", "bert_score",
             f"bert_score/xlscore multilingual = {sec['bert_score'] / sec['xlscore-multi']:.2f}; "
             f"bert_score/compat = {sec['bert_score'] / sec['compat']:.2f}"),
+        row(f"quality estimator alone ({runs['estimator']['precision']})", "estimator"),
+        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})", "estimator-fp32",
+            f"fp32/auto = {sec['estimator-fp32'] / sec['estimator']:.2f}"),
+        row(f"xlscore default: estimator ({runs['default']['precision']}) + anchors and F1",
+            "default", f"default/previous default (two encoders) = "
+                       f"{sec['default'] / sec['xlscore-two']:.2f}"),
+        row("xlscore default in float32", "default-fp32",
+            f"fp32/auto = {sec['default-fp32'] / sec['default']:.2f}"),
         "",
         f"bert_score-compatible mode against bert_score: largest difference in P, R or F1 over "
         f"{len(runs['compat']['scores'])} pairs = {diff:.2e} (required: at most 1e-4).",
+        "",
+        precision_note(args.data, args.limit, runs["default"]["scores"],
+                       runs["default-fp32"]["scores"]),
     ]
     if mem:
         lines += ["", "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "

@@ -104,7 +104,8 @@ def main() -> None:
     metrics: dict[str, np.ndarray] = {}
 
     # 1. the shipped default, end to end through the public API (map fitted on the scored texts)
-    default = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon)
+    default = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, consensus=True,
+                       estimator=None)
     sources = [rows[ix[0]].source for ix in seg_rows.values()]
     engines = {s: [next(rows[i] for i in ix if rows[i].system == s).translation
                    for ix in seg_rows.values()] for s in systems}
@@ -125,8 +126,8 @@ def main() -> None:
     src_mini = dict(zip(sources, minilm.embed_words(sources, progress=True)))
     sent_mt = dict(zip(uniq_mt, e5.embed_sentences(uniq_mt, progress=True)))
     sent_src = dict(zip(sources, e5.embed_sentences(sources, progress=True)))
-    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon)
-    multi = XLScorer(multilingual=e5, lexicon=lexicon)
+    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
+    multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
     say("anchors")
     tc = two.anchor([src_mini[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
     mc = multi.anchor([src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows])

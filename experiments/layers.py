@@ -70,7 +70,7 @@ def demo_wins(two: XLScorer, layers: tuple[int, int]) -> str:
     with open(demo, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     scorer = XLScorer(en_model=two.en.with_layer(layers[0]), ru_model=two.ru.with_layer(layers[1]),
-                      lexicon=two.lexicon)
+                      lexicon=two.lexicon, estimator=None)
     res = scorer.score([r["source"] for r in rows], [r["translation"] for r in rows])
     by: dict[str, dict[str, float]] = defaultdict(dict)
     for r, x in zip(rows, res):
@@ -113,8 +113,8 @@ def main() -> None:
         return [s[r.source] for r in rows], [m[r.translation] for r in rows]
 
     d_en, d_ru = packs.get("minilm-en").default_layer, packs.get("e5-small").default_layer
-    multi = XLScorer(multilingual=e5, lexicon=lexicon)
-    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon)
+    multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
+    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
     anchors = two.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors   # words: layer-free
     say("anchors found")
 

@@ -59,7 +59,8 @@ def make_wordpiece_bert(folder: Path, *, layers: int = 3, max_pos: int = 64,
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
     special = dict(unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]",
                    mask_token="[MASK]")
     return _save_tiny(folder, tok, special, layers=layers, max_pos=max_pos, seed=seed,
@@ -84,7 +85,8 @@ def make_unigram_bert(folder: Path, *, layers: int = 2, max_pos: int = 64,
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.decoder = decoders.Metaspace()
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", 0), ("</s>", 2)])
     special = dict(bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
                    cls_token="<s>", sep_token="</s>")
     return _save_tiny(folder, tok, special, layers=layers, max_pos=max_pos, seed=seed,
@@ -113,7 +115,7 @@ def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
     lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
     return XLScorer(en_model=Encoder.load(wordpiece_dir), ru_model=Encoder.load(unigram_dir),
-                    lexicon=lex, alignment=ProcrustesAligner.identity(32))
+                    lexicon=lex, alignment=ProcrustesAligner.identity(32), estimator=None)
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,16 @@ from xlscore.challenge import read_challenge, run_challenge
 CHALLENGE = ROOT / "data" / "challenge" / "challenge.tsv"
 PHENOMENA = ("untranslated", "wrong_language", "addition", "omission", "negation", "number",
              "named_entity")
-# What the default (two encoders, anchors, Müller dictionary) measured when this test was
-# written; a change that lowers any of them is a regression to look at.
-FLOOR = {"untranslated": 10, "wrong_language": 8, "addition": 8, "omission": 4,
-         "negation": 8, "number": 7, "named_entity": 7}
+# What was measured when these tests were written (experiments/results/challenge.md); a change
+# that lowers any of them is a regression to look at. The paper's method: two encoders,
+# anchors, Müller dictionary.
+PAPER_FLOOR = {"untranslated": 10, "wrong_language": 8, "addition": 8, "omission": 4,
+               "negation": 8, "number": 7, "named_entity": 7}
+# The default (the shipped quality estimator). It is weak on minimal pairs — a changed number
+# or name barely moves a sentence-level model trained on a few thousand judgments (README) —
+# but untranslated and wrong-language output must keep ranking below the correct translation.
+DEFAULT_FLOOR = {"untranslated": 10, "wrong_language": 8, "addition": 8, "omission": 5,
+                 "negation": 5, "number": 0, "named_entity": 3}
 
 
 def test_challenge_file_is_complete():
@@ -23,12 +29,14 @@ def test_challenge_file_is_complete():
     assert all(c.bad == c.source for c in cases if c.phenomenon == "untranslated")
 
 
-def test_default_does_not_regress_on_the_challenge_set():
-    table = run_challenge(XLScorer.offline(), read_challenge(CHALLENGE))
+@pytest.mark.parametrize("estimator, floor", [("default", DEFAULT_FLOOR), (None, PAPER_FLOOR)],
+                         ids=["default", "paper"])
+def test_scores_do_not_regress_on_the_challenge_set(estimator, floor):
+    table = run_challenge(XLScorer.offline(estimator=estimator), read_challenge(CHALLENGE))
     assert list(table) == list(PHENOMENA)
     for ph, (wins, total) in table.items():
         assert total == 10
-        assert wins >= FLOOR[ph], f"{ph}: {wins}/{total}, was {FLOOR[ph]}/10"
+        assert wins >= floor[ph], f"{ph}: {wins}/{total}, was {floor[ph]}/10"
 
 
 @pytest.mark.parametrize("text, message", [

@@ -44,7 +44,7 @@ def scored_tsv(tmp_path_factory):
 def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     out, r = scored_tsv
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("# xlscore:0.1.0|en:pack:minilm-en@") and " inputs:" in lines[0]
+    assert lines[0].startswith("# xlscore:0.1.0|est:qe-e5s#") and " inputs:" in lines[0]
     rows = list(csv.DictReader(lines[1:], delimiter="\t"))
     data = [x for x in rows if x["segment"] != "system"]
     assert len(data) == 12 * 4
@@ -54,28 +54,34 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
     assert "align:corpus#" in r.stderr           # the full signature, with the map's digest
-    # four engines: every score blends the consensus, as the signature says
-    assert "|cons:0.6|" in lines[0]
+    # the default: the estimator's prediction is the score (nothing foreign here), no consensus
+    assert "|cons:no|" in lines[0]
     for x in data:
-        assert float(x["score"]) == pytest.approx(
-            0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6)   # nothing foreign
+        assert x["consensus"] == "" and float(x["score"]) == pytest.approx(float(x["estimate"]),
+                                                                          abs=2e-6)
+    assert any(x["unmatched_source"] for x in data)
 
 
-def test_consensus_can_be_switched_off_and_needs_three_engines():
-    off = ok(xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []),
-                     "--format", "tsv", "--quiet", "--no-consensus"))
+def test_consensus_is_an_option_of_the_papers_score():
+    on = ok(xlscore("score", "-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []),
+                    "--format", "tsv", "--quiet", "--estimator", "none", "--consensus"))
     two = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--format", "tsv",
-                     "--quiet"))
-    assert "|cons:no|" in off.stdout.splitlines()[0] and "|cons:0.6|" in two.stdout.splitlines()[0]
-    for out in (off, two):
-        rows = [x for x in csv.DictReader(out.stdout.splitlines()[1:], delimiter="\t")
-                if x["segment"] != "system"]
-        assert rows and all(x["consensus"] == "" and x["score"] == x["f1"] for x in rows)
+                     "--quiet", "--estimator", "none", "--consensus"))
+    assert "|est:no|" in on.stdout and "|cons:0.6|" in on.stdout.splitlines()[0]
+    rows = [x for x in csv.DictReader(on.stdout.splitlines()[1:], delimiter="\t")
+            if x["segment"] != "system"]
+    assert rows and all(float(x["score"]) == pytest.approx(
+        0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6) for x in rows)
+    rows = [x for x in csv.DictReader(two.stdout.splitlines()[1:], delimiter="\t")
+            if x["segment"] != "system"]    # two engines: too few for a consensus
+    assert rows and all(x["consensus"] == "" and x["score"] == x["f1"] for x in rows)
+    both = xlscore("score", "-s", SRC, "-t", ENGINES[0], "--consensus")
+    assert both.returncode == 2 and "consensus blends into the paper's score only" in both.stderr
 
 
 def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     out, _ = scored_tsv
-    # (two engines: no consensus, so the score is F1 and compares with the four-engine F1)
+    # (F1 does not depend on the estimator; compare it across the runs)
     tsv = {(int(x["segment"]), x["engine"]): float(x["f1"]) for x in
            csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
            if x["segment"] != "system"}
@@ -83,7 +89,7 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     text = [ln.split() for ln in r.stdout.splitlines() if ln.strip()[:1].isdigit()]
     assert len(text) == 24
     # a corpus map fitted on two engines differs a little from one fitted on four
-    assert all(abs(float(f[2]) - tsv[(int(f[0]), f[1])]) < 0.05 for f in text)
+    assert all(abs(float(f[3]) - tsv[(int(f[0]), f[1])]) < 0.05 for f in text)
     assert "# system score engine1:" in r.stdout
     j = tmp_path / "x.jsonl"
     ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "--format", "json", "-o", j, "--quiet",
@@ -91,7 +97,8 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     objs = [json.loads(x) for x in j.read_text(encoding="utf-8").splitlines()]
     assert "xlscore" in objs[0] and objs[-1]["system"] == "engine1"
     assert {"segment", "engine", "score", "f1", "precision", "recall", "consensus", "n_anchors",
-            "anchors", "flags"} <= set(objs[1])
+            "anchors", "flags", "estimate", "unmatched_source", "foreign_words",
+            "numbers_missing", "numbers_added"} <= set(objs[1])
     assert len(objs) == 1 + 12 + 1
 
 
@@ -178,14 +185,48 @@ def test_evaluate_on_judged_demo_data(tmp_path):
     data.write_text("seg_id\tsystem\tsource\ttranslation\thuman_score\n" + "".join(
         f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
         f"{r['translation']}\t{-int(r['intended_rank'])}\n" for r in rows), encoding="utf-8")
-    r = ok(xlscore("evaluate", "--data", data, "--n-boot", "100", "--quiet", "--folds", "3"))
+    r = ok(xlscore("evaluate", "--data", data, "--n-boot", "100", "--quiet"))
     assert "48 translations, 4 systems, 12 segments" in r.stdout
-    assert "per-segment Kendall" in r.stdout and "cross-fitted" in r.stdout
+    assert "per-segment Kendall" in r.stdout and "global Spearman" in r.stdout
+    assert "the paper's method (anchor F1)" in r.stdout and "est:qe-e5s#" in r.stdout
     j = ok(xlscore("evaluate", "--data", data, "--n-boot", "50", "--quiet", "--format", "json",
-                   "--variant", "all", "--alignment", "dictionary"))
+                   "--estimator", "none", "--folds", "3"))
     doc = json.loads(j.stdout)
+    assert set(doc["metrics"]) == {"xlscore", "xlscore, map cross-fitted by document"}
     rep = doc["metrics"]["xlscore"]
     assert rep["segments"] == 12 and -1 <= rep["seg_kendall"]["value"] <= 1
+
+
+def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
+    """The training smoke test: a tiny random model, two tiny judged sets, one epoch."""
+    data = tmp_path / "judged.tsv"
+    rows = read_demo()
+    data.write_text("seg_id\tsystem\tsource\ttranslation\thuman_score\n" + "".join(
+        f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
+        f"{r['translation']}\t{-int(r['intended_rank'])}\n" for r in rows), encoding="utf-8")
+    qe = tmp_path / "qe.tsv"
+    qe.write_text("seg_id\tsource\ttranslation\tmqm_score\n" + "".join(
+        f"q:{i}:{i}\t{r['source']}\t{r['translation']}\t{100 - 10 * i}\n"
+        for i, r in enumerate(rows[:10])), encoding="utf-8")
+    out = tmp_path / "models" / "tiny-qe.safetensors"      # a folder that does not exist yet
+    t = ok(xlscore("train", "--data", data, "--data", qe, "-o", out, "--base", unigram_dir,
+                   "--epochs", "1", "--delta-rank", "2", "--quiet"))
+    assert "saved" in t.stdout and "est:tiny-qe#" in t.stdout and out.exists()
+    assert not list(out.parent.glob("*.ckpt*"))          # the checkpoint is gone once saved
+    s = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "--estimator", out, "--format", "tsv",
+                   "--quiet", "--alignment", "dictionary"))
+    assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
+    scores = [float(x["estimate"]) for x in csv.DictReader(s.stdout.splitlines()[1:],
+                                                             delimiter="\t")
+              if x["segment"] != "system"]
+    assert len(scores) == 12 and len(set(scores)) > 1
+    e = ok(xlscore("evaluate", "--data", qe, "--estimator", out, "--alignment", "dictionary",
+                   "--n-boot", "10", "--quiet"))
+    assert "was trained on" in e.stderr and "not how it does on unseen data" in e.stderr
+    bad = xlscore("train", "--data", tmp_path / "none.tsv", "-o", out)
+    assert bad.returncode == 2 and "none.tsv: no such file" in bad.stderr
+    bad = xlscore("train", "--data", data, "-o", out, "--epochs", "0")
+    assert bad.returncode == 2 and "recipe: epochs must be positive" in bad.stderr
 
 
 def test_plot_alignment_writes_a_png(tmp_path):
@@ -216,9 +257,9 @@ def test_embed_prints_words_and_saves_vectors(tmp_path):
 
 def test_help_texts():
     r = ok(xlscore("--help"))
-    for cmd in ("score", "rank", "fit", "evaluate", "plot", "lexicon", "embed"):
+    for cmd in ("score", "rank", "fit", "evaluate", "train", "plot", "lexicon", "embed"):
         assert cmd in r.stdout
-    for cmd in ("score", "rank", "fit", "evaluate", "lexicon", "embed"):
+    for cmd in ("score", "rank", "fit", "evaluate", "train", "lexicon", "embed"):
         h = ok(xlscore(cmd, "--help")).stdout
         assert "usage: xlscore " + cmd in h
     assert "--preset" in ok(xlscore("score", "--help")).stdout
@@ -255,6 +296,10 @@ def bad_files(tmp_path):
     ("resume", ["score", "-s", SRC, "-t", ENGINES[0], "--resume"], "--resume needs --output"),
     ("one engine", ["rank", "-s", SRC, "-t", ENGINES[0]], "at least two translations files"),
     ("layer", ["score", "-s", SRC, "-t", ENGINES[0], "--layer", "a"], "--layer 'a'"),
+    ("estimator", ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "{tmp}/no.safetensors"],
+     "no.safetensors does not exist"),
+    ("estimator name", ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "nope"],
+     "unknown estimator 'nope'"),
 ])
 def test_errors_are_one_line_with_status_2(case, args, message, bad_files, tmp_path):
     args = [a.format(tmp=tmp_path, **bad_files) for a in args]

@@ -65,7 +65,7 @@ def test_segment_longer_than_the_model_is_windowed_not_cut(tmp_path):
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
     short = XLScorer(en_model=Encoder.load(make_wordpiece_bert(tmp_path / "en", max_pos=16)),
                      ru_model=Encoder.load(make_unigram_bert(tmp_path / "ru", max_pos=16)),
-                     lexicon=lex, alignment=ProcrustesAligner.identity(32))
+                     lexicon=lex, alignment=ProcrustesAligner.identity(32), estimator=None)
     long_ru = " ".join(["неровно сложенный кусок бумаги"] * 20)
     with pytest.warns(LongInputWarning, match="overlapping windows"):
         [res] = short.score(["the cat sat on the mat " * 10], [long_ru], variant="all")
@@ -115,7 +115,7 @@ def test_multilingual_self_score_is_one(multi, text):
 def multi(wordpiece_dir, tmp_path_factory):
     lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    return XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex)
+    return XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
 
 
 @settings(max_examples=40, deadline=None)

@@ -59,7 +59,7 @@ def test_bad_input_is_refused(tiny):
 def test_multilingual_self_score_is_one(wordpiece_dir, tmp_path):
     lex = tmp_path / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    s = XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex)
+    s = XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
     res = s.score(["the cat sat on the mat", "a b"], ["the cat sat on the mat", "a b"], "all")
     assert [r.f1 for r in res] == pytest.approx([1.0, 1.0], abs=1e-6)
 
@@ -84,19 +84,20 @@ def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigr
     with pytest.warns(IllPosedAlignmentWarning):   # a tiny lexicon: a 5-pair dictionary map
         tiny.fit(["неровно сложенный кусок"] * 3, ["неровно сложенный кусок"] * 3)
     path = tiny.fixed_alignment.save(tmp_path / "map.npz")
-    again = XLScorer(en_model=tiny.en, ru_model=tiny.ru, lexicon=tiny.lexicon, alignment=path)
+    again = XLScorer(en_model=tiny.en, ru_model=tiny.ru, lexicon=tiny.lexicon, alignment=path,
+                     estimator=None)
     assert again.alignment_mode == "fixed"
     other = make_wordpiece_bert(tmp_path / "other", seed=9)
     with pytest.raises(AlignmentMismatchError, match="fitted for en encoder"):
         XLScorer(en_model=Encoder.load(other), ru_model=tiny.ru, lexicon=tiny.lexicon,
-                 alignment=path)
+                 alignment=path, estimator=None)
     tiny.fixed_alignment, tiny.alignment_mode = ProcrustesAligner.identity(32), "fixed"
 
 
 def test_signature_names_every_setting(tiny):
     tiny.score(TINY_SRC[:1], TINY_MT[:1])
     sig = tiny.signature()
-    for part in ("xlscore:0.1.0", "|en:", "@2#", "|ru:", "variant:anchors", "cons:0.6", "idf:no",
+    for part in ("xlscore:0.1.0|est:no|", "|en:", "@2#", "|ru:", "variant:anchors", "cons:no", "idf:no",
                  "rescale:no", "lex:tsv:lex.tsv#", "tr:dictionary", "align:fixed#"):
         assert part in sig
 
@@ -104,7 +105,9 @@ def test_signature_names_every_setting(tiny):
 # ---------------------------------------------------------------- real packs, demo data
 @pytest.fixture(scope="module")
 def offline():
-    return XLScorer.offline()
+    """The paper's method with the candidates' consensus (the default before the quality
+    estimator; the estimator's own tests are in test_default_estimator.py)."""
+    return XLScorer.offline(estimator=None, consensus=True)
 
 
 @pytest.fixture(scope="module")
@@ -191,19 +194,19 @@ def test_several_engines_at_once(offline):
 
 def test_foreign_penalty_never_raises_a_score():
     from xlscore.bertscore import rescale
-    from xlscore.scorer import _penalised
+    from xlscore.results import penalised
 
     for baseline in (None, 0.3, 0.8):
         floor = -1.0 if baseline is None else rescale(-1.0, baseline)
         for f1 in np.linspace(floor, 1.0, 9):
             for foreign in (0.0, 0.3, 1.0):
-                s = _penalised(float(f1), foreign, floor)
+                s = penalised(float(f1), foreign, floor)
                 assert floor - 1e-9 <= s <= f1 + 1e-9
-            assert _penalised(float(f1), 1.0, floor) == pytest.approx(floor)
+            assert penalised(float(f1), 1.0, floor) == pytest.approx(floor)
 
 
 def test_resuming_after_the_last_segment_still_settles_the_map():
-    s = XLScorer.offline()
+    s = XLScorer.offline(estimator=None)
     rows = read_demo()[:8]
     src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     assert list(s.iter_score(src, mt, start=len(rows))) == []
@@ -234,10 +237,11 @@ def _greedy_f1(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline):
-    from xlscore.scorer import CONSENSUS_WEIGHT, _penalised
+    from xlscore.results import penalised
+    from xlscore.scorer import CONSENSUS_WEIGHT
 
     src, engines = _engines(4)
-    plain = XLScorer.offline(consensus=False)
+    plain = XLScorer.offline(estimator=None)
     with_c = dict(offline.iter_score(src, engines))
     without = dict(plain.iter_score(src, engines))
     assert "cons:0.6" in offline.signature() and "cons:no" in plain.signature()
@@ -251,9 +255,9 @@ def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline):
             want = np.mean([_greedy_f1(vecs[n], vecs[m]) for m in names if m != n])
             assert a.consensus == pytest.approx(want, abs=1e-5)
             floor = -1.0
-            assert a.score == pytest.approx((1 - CONSENSUS_WEIGHT) * _penalised(a.f1, a.foreign, floor)
+            assert a.score == pytest.approx((1 - CONSENSUS_WEIGHT) * penalised(a.f1, a.foreign, floor)
                                             + CONSENSUS_WEIGHT * a.consensus, abs=1e-6)
-            assert b.score == pytest.approx(_penalised(b.f1, b.foreign, floor), abs=1e-6)
+            assert b.score == pytest.approx(penalised(b.f1, b.foreign, floor), abs=1e-6)
 
 
 def test_consensus_does_not_depend_on_engine_order_and_needs_three(offline):

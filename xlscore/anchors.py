@@ -33,13 +33,15 @@ class AnchorSet:
 
     ``pairs`` holds ``(english_index, russian_index)`` word positions, in English order;
     ``identical`` marks those that are the same token on both sides. ``foreign`` is the share of
-    the translation's letter-words that are not Russian (names and acronyms excepted).
+    the translation's letter-words that are not Russian (names and acronyms excepted), and
+    ``foreign_at`` their positions.
     """
 
     pairs: tuple[tuple[int, int], ...]
     identical: tuple[bool, ...]
     foreign: float
     flags: tuple[str, ...]
+    foreign_at: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -139,7 +141,8 @@ def find_anchors(en_words: Sequence[str], ru_words: Sequence[str],
 
     edges: list[list[int]] = []
     same: list[set[int]] = []
-    foreign = copied = 0
+    foreign_at: list[int] = []
+    copied = 0
     for i, w in enumerate(ru_words):
         cands: set[int] = set()
         folded = w.casefold()
@@ -155,20 +158,22 @@ def find_anchors(en_words: Sequence[str], ru_words: Sequence[str],
             if kept:
                 cands = {j for j, e in enumerate(en_folded) if e == folded}
             elif is_latin(w):
-                foreign += 1
+                foreign_at.append(i)
                 copied += folded in en_folded
         elif _LETTER.search(w):
-            foreign += 1       # another script
+            foreign_at.append(i)       # another script
         edges.append(sorted(cands))
         same.append(cands if not is_cyrillic(w) else set())
 
     matched = _max_matching(edges, len(en_words))
     pairs = _in_order([(e, r) for r, e in enumerate(matched) if e >= 0], en_words, ru_words)
+    foreign = len(foreign_at)
     share = foreign / len(letter_words) if letter_words else 0.0
     flags: tuple[str, ...] = ()
     if share >= FOREIGN_FLAG_SHARE:
         flags = ("untranslated",) if copied >= foreign / 2 else ("wrong_language",)
-    return AnchorSet(tuple(pairs), tuple(e in same[r] for e, r in pairs), share, flags)
+    return AnchorSet(tuple(pairs), tuple(e in same[r] for e, r in pairs), share, flags,
+                     tuple(foreign_at))
 
 
 def _sentence_initial(words: Sequence[str]) -> list[bool]:

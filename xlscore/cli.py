@@ -12,12 +12,12 @@ import json
 import os
 import sys
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence, TextIO
+from typing import Sequence, TextIO
 
 from . import __version__
 from .errors import InputError, XLScoreError
+from .writers import WRITERS, resume_state
 
 EXIT_USAGE = 2
 
@@ -33,10 +33,11 @@ def _positive(minimum: int):
         return value
     return parse
 PRESETS = {
-    "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small"},
+    "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small",
+                "estimator": "default"},
     "paper": {"en_model": "bert-base-cased", "ru_model": "DeepPavlov/rubert-base-cased",
-              "translator": "google", "consensus": False},
-    "multilingual": {"multilingual": "pack:e5-small", "consensus": False},
+              "translator": "google", "estimator": None},
+    "multilingual": {"multilingual": "pack:e5-small", "estimator": None},
 }
 
 
@@ -44,10 +45,18 @@ PRESETS = {
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model and method")
     g.add_argument("--preset", choices=list(PRESETS), default="offline",
-                   help="offline: pack:minilm-en + pack:e5-small (default); paper: "
-                        "bert-base-cased + DeepPavlov/rubert-base-cased + Google word "
-                        "translation (needs the network); multilingual: pack:e5-small alone "
-                        "(paper and multilingual: the paper's methods, without consensus)")
+                   help="offline: the trained estimator's score, with pack:minilm-en + "
+                        "pack:e5-small for F1 and anchors (default); paper: the paper's "
+                        "method exactly, bert-base-cased + DeepPavlov/rubert-base-cased + "
+                        "Google word translation (needs the network); multilingual: the "
+                        "paper's method with pack:e5-small alone")
+    g.add_argument("--estimator", metavar="NAME|PATH|none",
+                   help="quality estimator whose prediction is the score: 'default' (the "
+                        "shipped one; the offline preset's), a .safetensors file from "
+                        "`xlscore train`, or 'none' for the paper's F1")
+    g.add_argument("--precision", choices=["auto", "fp32", "bf16"], default="auto",
+                   help="the estimator's arithmetic: auto (bfloat16 where the processor "
+                        "computes in it, else float32; default), fp32 (exact), bf16")
     g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--multilingual", metavar="MODEL",
@@ -57,9 +66,9 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--variant", choices=["anchors", "all"], default="anchors",
                    help="BERTScore over anchor words only (default) or over all words")
     g.add_argument("--consensus", action=argparse.BooleanOptionalAction, default=None,
-                   help="with three or more engines, blend each translation's agreement with "
-                        "the other engines' translations into its score (default: on for the "
-                        "offline preset, off for paper and multilingual)")
+                   help="with three or more engines and no estimator, blend each "
+                        "translation's agreement with the other engines' translations into "
+                        "its score (default: off)")
     g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
     g.add_argument("--rescale", action="store_true",
                    help="baseline rescaling (baseline from mismatched pairs of the input)")
@@ -110,7 +119,7 @@ def build_scorer(args: argparse.Namespace):
     if args.multilingual and (args.en_model or args.ru_model):
         raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
     if args.multilingual:
-        cfg = {"multilingual": args.multilingual, "consensus": cfg.get("consensus", True)}
+        cfg = {"multilingual": args.multilingual, "estimator": cfg["estimator"]}
     if args.en_model or args.ru_model:
         cfg.pop("multilingual", None)
         cfg.setdefault("en_model", PRESETS["offline"]["en_model"])
@@ -121,6 +130,8 @@ def build_scorer(args: argparse.Namespace):
             cfg["ru_model"] = args.ru_model
     if args.translator:
         cfg["translator"] = args.translator
+    if args.estimator is not None:
+        cfg["estimator"] = None if args.estimator.lower() == "none" else args.estimator
     if args.consensus is not None:
         cfg["consensus"] = args.consensus
     if args.alignment:
@@ -129,7 +140,8 @@ def build_scorer(args: argparse.Namespace):
         cfg["alignment"] = args.alignment
     return XLScorer(**cfg, layer=_layer(args.layer), lexicon=args.lexicon,
                     variant=args.variant, idf=args.idf, rescale=args.rescale,
-                    batch_size=args.batch_size, device=args.device)
+                    batch_size=args.batch_size, device=args.device,
+                    precision=args.precision)
 
 
 def _read(path: str, column: str | None, allow_empty: bool) -> list[str]:
@@ -175,146 +187,6 @@ def _progress(total: int, quiet: bool, desc: str):
 
 
 # ---------------------------------------------------------------------- score
-@dataclass
-class Row:
-    """One scored (segment, engine) as written to and read back from the output."""
-
-    segment: int          # 1-based
-    engine: str
-    score: float
-
-
-class Writer:
-    """Output format of ``xlscore score``: a header, one row per (segment, engine), and one
-    summary per engine. Rows can be parsed back, which is what ``--resume`` relies on; system
-    scores are means of the scores as written (``written``), so a resumed run sums the same
-    numbers as an uninterrupted one."""
-
-    DECIMALS: int | None = None
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-
-    def written(self, score: float) -> float:
-        """The score as this format writes it."""
-        return score if self.DECIMALS is None else float(f"{score:.{self.DECIMALS}f}")
-
-    def header(self, head: str, engines: list[str]) -> None: ...
-    def row(self, segment: int, engine: str, r) -> None: ...
-    def summary(self, engine: str, mean: float, n: int, signature: str) -> None: ...
-    def first_line(self, head: str) -> str: ...
-    def parse(self, line: str) -> Row | None: ...
-
-
-class TsvWriter(Writer):
-    DECIMALS = 6
-    COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "consensus",
-               "n_anchors", "flags", "anchors"]
-
-    def first_line(self, head: str) -> str:
-        return f"# {head}"
-
-    def header(self, head, engines):
-        self.out.write(self.first_line(head) + "\n" + "\t".join(self.COLUMNS) + "\n")
-
-    def row(self, segment, engine, r):
-        anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
-        cons = "" if r.consensus is None else f"{r.consensus:.6f}"
-        self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{r.f1:.6f}\t{r.precision:.6f}\t"
-                       f"{r.recall:.6f}\t{cons}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\n")
-
-    def summary(self, engine, mean, n, signature):
-        self.out.write(f"system\t{engine}\t{mean:.6f}\t\t\t\t\t\t\t{n} segments; {signature}\n")
-
-    def parse(self, line):
-        f = line.rstrip("\n").split("\t")
-        if len(f) < 3 or not f[0].isdigit():
-            return None
-        return Row(int(f[0]), f[1], float(f[2]))
-
-
-class TextWriter(TsvWriter):
-    DECIMALS = 4
-
-    def header(self, head, engines):
-        self.out.write(self.first_line(head) + "\n")
-        self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8} {'F1':>8} {'P':>8} {'R':>8} "
-                       f"{'cons':>7} {'anchors':>7}  flags\n")
-
-    def row(self, segment, engine, r):
-        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f} {r.f1:+8.4f} "
-                       f"{r.precision:+8.4f} {r.recall:+8.4f} "
-                       f"{'—' if r.consensus is None else format(r.consensus, '.4f'):>7} "
-                       f"{r.n_anchors:>7}  "
-                       f"{','.join(r.flags)}\n")
-
-    def summary(self, engine, mean, n, signature):
-        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments\n")
-
-    def parse(self, line):
-        f = line.split()
-        if len(f) < 7 or not f[0].isdigit():
-            return None
-        return Row(int(f[0]), f[1], float(f[2]))
-
-
-class JsonWriter(Writer):
-    def first_line(self, head: str) -> str:
-        return json.dumps({"xlscore": head}, ensure_ascii=False)
-
-    def header(self, head, engines):
-        self.out.write(self.first_line(head) + "\n")
-
-    def row(self, segment, engine, r):
-        self.out.write(json.dumps({"segment": segment, "engine": engine, **r.to_dict()},
-                                  ensure_ascii=False) + "\n")
-
-    def summary(self, engine, mean, n, signature):
-        self.out.write(json.dumps({"system": engine, "score": mean, "segments": n,
-                                   "signature": signature}, ensure_ascii=False) + "\n")
-
-    def parse(self, line):
-        try:
-            d = json.loads(line)
-        except ValueError:
-            return None
-        if not isinstance(d, dict) or "segment" not in d:
-            return None
-        return Row(int(d["segment"]), str(d["engine"]), float(d["score"]))
-
-
-WRITERS: dict[str, Callable[[TextIO], Writer]] = {"text": TextWriter, "tsv": TsvWriter,
-                                                  "json": JsonWriter}
-
-
-def _resume_state(path: Path, writer: Writer, head: str, engines: list[str]
-                  ) -> tuple[int, dict[str, list[float]]]:
-    """Segments already complete in ``path`` and their scores; the file is cut back to the end
-    of the last complete segment (a partly written line or segment is dropped)."""
-    data = path.read_bytes()
-    lines = data.split(b"\n")[:-1]      # the last piece has no newline: partly written
-    if not lines or lines[0].decode("utf-8", "replace") != writer.first_line(head):
-        raise InputError("cannot resume: the file was written with other settings or inputs "
-                         "(its first line differs); remove it or drop --resume", path=path)
-    done: dict[int, dict[str, float]] = {}
-    keep_bytes, offset, complete = 0, 0, 0
-    for raw in lines:
-        offset += len(raw) + 1
-        row = writer.parse(raw.decode("utf-8", "replace"))
-        if row is None:
-            if complete == 0 and not done:
-                keep_bytes = offset           # header lines
-            continue
-        done.setdefault(row.segment, {})[row.engine] = row.score
-        while len(done.get(complete + 1, {})) == len(engines):
-            complete += 1
-            keep_bytes = offset
-    with open(path, "r+b") as fh:
-        fh.truncate(keep_bytes)
-    scores = {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
-    return complete, scores
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if args.resume and not args.output:
@@ -331,7 +203,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if out_path is not None:
         out_path.parent.mkdir(parents=True, exist_ok=True)
         if args.resume and out_path.exists() and out_path.stat().st_size:
-            start, scores = _resume_state(out_path, WRITERS[args.format](sys.stdout), head, names)
+            start, scores = resume_state(out_path, WRITERS[args.format](sys.stdout), head, names)
         if start:
             out = open(out_path, "a", encoding="utf-8")
             print(f"xlscore: resuming after segment {start} of {len(sources)}", file=sys.stderr)
@@ -468,6 +340,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if not rows:
         raise InputError("no judged translations", path=args.data)
     scorer = build_scorer(args)
+    if scorer.estimator is not None and scorer.estimator.trained_on(
+            read_judgments(args.data, include_human=True)):
+        print(f"xlscore: warning: {scorer.estimator.signature()} was trained on {args.data}; "
+              "these figures measure how well it fits its training data, not how it does on "
+              "unseen data", file=sys.stderr)
     if not args.quiet:
         print(f"xlscore: scoring {len(rows)} judged translations", file=sys.stderr)
     corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows],
@@ -475,9 +352,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(r.seg_id, []).append(i)
-    metrics = {"xlscore": scorer.blend_consensus(corpus, scorer.score_prepared(corpus),
-                                                 groups.values())}
-    if scorer.alignment_mode == "corpus" and not scorer.multilingual:
+    paper = scorer.score_prepared(corpus)
+    metrics = {"xlscore": scorer.finish(corpus, paper, groups.values())}
+    if scorer.estimator is not None:
+        metrics["the paper's method (anchor F1)"] = paper
+    elif scorer.alignment_mode == "corpus" and not scorer.multilingual:
         metrics["xlscore, map cross-fitted by document"] = scorer.blend_consensus(
             corpus, scorer.score_cross_fitted(corpus, [r.doc for r in rows], folds=args.folds),
             groups.values())
@@ -504,6 +383,35 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for s in STATISTICS:
         print(f"{LABELS[s]:<{w}}  " + "  ".join(f"{str(rep[s]):>40}" for rep in reports.values()))
     print(f"\nsignature: {signature}")
+    return 0
+
+
+# ---------------------------------------------------------------------- train
+def cmd_train(args: argparse.Namespace) -> int:
+    from dataclasses import fields
+
+    from .estimator import QualityEstimator
+    from .judgments import read_judgments, sample_sources
+    from .training import Recipe, remove_checkpoint
+
+    recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
+    datasets = [read_judgments(p, include_human=True) for p in args.data]
+    if args.max_sources:
+        datasets = [sample_sources(rows, args.max_sources) for rows in datasets]
+    for path, rows in zip(args.data, datasets):
+        if not rows:
+            raise InputError("no judged translations", path=path)
+    out = Path(args.output)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_name(out.name + ".ckpt")
+    if checkpoint.exists() and not args.quiet:
+        print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
+    est = QualityEstimator(args.base, recipe=recipe, device=args.device)
+    est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
+    path = est.save(out, name=args.name)
+    remove_checkpoint(checkpoint)
+    print(f"saved {path} ({path.stat().st_size / 1e6:.2f} MB): {est.signature()}, trained on "
+          f"{sum(map(len, datasets))} judged translations from {len(datasets)} set(s) in "
+          f"{est.log.steps} steps, {est.log.seconds / 60:.1f} min")
     return 0
 
 
@@ -633,6 +541,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_model_options(p)
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("train", help="train a quality estimator on human judgments",
+                       description="Fine-tune a cross-encoder (default pack:e5-small) on judged "
+                                   "translations and save the compressed weights for "
+                                   "--estimator PATH. Data: MQM or QE TSV files, or HTER file "
+                                   "prefixes (see README); human translations and post-edits "
+                                   "are used. Interrupted runs continue from the checkpoint "
+                                   "when started again with the same arguments.")
+    p.add_argument("--data", required=True, action="append", metavar="PATH",
+                   help="judged data set (repeat for several; each gets its own score scale)")
+    p.add_argument("--output", "-o", required=True, help="the .safetensors file to write")
+    p.add_argument("--name", help="the estimator's name in signatures (default: file stem)")
+    p.add_argument("--base", default="pack:e5-small", help="model to fine-tune (default "
+                                                           "pack:e5-small)")
+    p.add_argument("--max-sources", type=_positive(1), metavar="N",
+                   help="use at most N sources of each data set (drawn at random with a fixed "
+                        "seed; every translation of a drawn source is kept)")
+    p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
+    p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    from .training import Recipe
+
+    g = p.add_argument_group("recipe (defaults: the shipped estimator's)")
+    for f in Recipe.__dataclass_fields__.values():
+        g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default,
+                       help=f"(default {f.default})")
+    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("plot", help="figures", description="Draw figures.")
     plots = p.add_subparsers(dest="figure", metavar="FIGURE")

@@ -120,6 +120,68 @@ def _find_layers(model: torch.nn.Module) -> tuple[torch.nn.Module, str] | None:
     return None
 
 
+def load_pretrained(spec: str | os.PathLike):
+    """``(model, fast tokenizer, pack or None)`` for a pack name (``pack:e5-small``), a local
+    folder of Hugging Face files or a hub name; any failure is a :class:`ModelError`."""
+    spec = os.fspath(spec)
+    pack = None
+    if spec.startswith(packs.PREFIX):
+        pack = packs.get(spec)
+        source, local = str(pack.path()), True
+    elif Path(spec).expanduser().is_dir():
+        source, local = str(Path(spec).expanduser()), True
+    elif _looks_like_path(spec):
+        raise ModelError(f"model folder {spec!r} does not exist")
+    else:
+        source, local = spec, False
+    from transformers import AutoModel, AutoTokenizer
+
+    try:
+        with _quiet_transformers():
+            tok = AutoTokenizer.from_pretrained(source, local_files_only=local,
+                                                trust_remote_code=False)
+            model = AutoModel.from_pretrained(source, local_files_only=local,
+                                              trust_remote_code=False)
+    except Exception as err:   # noqa: BLE001 - any load failure is the model's fault
+        where = "local folder" if local else "Hugging Face hub name"
+        hint = "" if local else (" (not a pack, not a local folder, and the hub or its "
+                                 "cache could not provide it; offline packs: "
+                                 + ", ".join(packs.PREFIX + n for n in packs.names()) + ")")
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ModelError(f"cannot load model {spec!r} as a {where}{hint}: {reason}") from None
+    return model, tok, pack
+
+
+def model_fingerprint(model: torch.nn.Module, tokenizer) -> str:
+    """Short digest of a model's configuration, vocabulary and first embedding rows: identifies
+    the weights whatever path or name they were loaded under."""
+    h = hashlib.sha256()
+    cfg = model.config.to_dict()
+    for key in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                "intermediate_size", "model_type"):
+        h.update(f"{key}={cfg.get(key)};".encode())
+    h.update(str(len(tokenizer)).encode())
+    emb = model.get_input_embeddings().weight[:64].detach().float().cpu()
+    h.update(emb.numpy().round(4).tobytes())
+    return h.hexdigest()[:16]
+
+
+def max_tokens(model: torch.nn.Module, tokenizer) -> int:
+    """The most tokens (special ones included) the model takes in one input."""
+    cfg = model.config
+    limits = []
+    mml = getattr(tokenizer, "model_max_length", None)
+    if isinstance(mml, int) and 0 < mml < 100_000:
+        limits.append(mml)
+    mpe = getattr(cfg, "max_position_embeddings", None)
+    if isinstance(mpe, int) and mpe > 0:
+        # RoBERTa-style models number positions from padding_idx + 1
+        offset = (cfg.pad_token_id or 0) + 1 if cfg.model_type in (
+            "roberta", "xlm-roberta", "camembert", "xlm-roberta-xl") else 0
+        limits.append(mpe - offset)
+    return min(limits) if limits else 512
+
+
 class Encoder:
     """A transformer encoder that returns per-word vectors at one hidden layer."""
 
@@ -143,10 +205,10 @@ class Encoder:
             default_layer = round(0.75 * self.n_layers)
         self.layer = self._check_layer(default_layer if layer is None else layer)
         self.dim = int(model.config.hidden_size)
-        self.max_tokens = self._max_tokens()
+        self.max_tokens = max_tokens(self.model, self.tokenizer)
         self._head, self._tail = self._special_layout()
         self._layers = _find_layers(self.model)
-        self.fingerprint = self._fingerprint()
+        self.fingerprint = model_fingerprint(self.model, self.tokenizer)
         self._warm_up()
 
     # ------------------------------------------------------------------ loading
@@ -161,40 +223,15 @@ class Encoder:
         ``half``: float16 weights (GPU only). ``prefix``: text the model expects before each
         input (packs set it; e5 uses ``"query: "``); its pieces are excluded from words.
         """
-        spec = os.fspath(spec)
-        default_layer = None
-        pack_prefix = ""
-        if spec.startswith(packs.PREFIX):
-            pack = packs.get(spec)
-            source: str = str(pack.path())
-            default_layer, pack_prefix, local = pack.default_layer, pack.prefix, True
-        elif Path(spec).expanduser().is_dir():
-            source, local = str(Path(spec).expanduser()), True
-        elif _looks_like_path(spec):
-            raise ModelError(f"model folder {spec!r} does not exist")
-        else:
-            source, local = spec, False
         dev = _resolve_device(device)
         if half and dev.type != "cuda":
             raise ModelError("half precision is supported on CUDA devices only")
-        from transformers import AutoModel, AutoTokenizer
-
-        try:
-            with _quiet_transformers():
-                tok = AutoTokenizer.from_pretrained(source, local_files_only=local,
-                                                    trust_remote_code=False)
-                model = AutoModel.from_pretrained(source, local_files_only=local,
-                                                  trust_remote_code=False)
-        except Exception as err:   # noqa: BLE001 - any load failure is the model's fault
-            where = "local folder" if local else "Hugging Face hub name"
-            hint = "" if local else (" (not a pack, not a local folder, and the hub or its "
-                                     "cache could not provide it; offline packs: "
-                                     + ", ".join(packs.PREFIX + n for n in packs.names()) + ")")
-            reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise ModelError(f"cannot load model {spec!r} as a {where}{hint}: {reason}") from None
+        model, tok, pack = load_pretrained(spec)
+        default_layer = pack.default_layer if pack else None
+        pack_prefix = pack.prefix if pack else ""
         if half:
             model = model.half()
-        return cls(model, tok, spec=spec, layer=layer,
+        return cls(model, tok, spec=os.fspath(spec), layer=layer,
                    prefix=pack_prefix if prefix is None else prefix, device=dev,
                    batch_size=batch_size, default_layer=default_layer)
 
@@ -223,20 +260,6 @@ class Encoder:
         other.layer = self._check_layer(layer)
         return other
 
-    def _max_tokens(self) -> int:
-        cfg = self.model.config
-        limits = []
-        mml = getattr(self.tokenizer, "model_max_length", None)
-        if isinstance(mml, int) and 0 < mml < 100_000:
-            limits.append(mml)
-        mpe = getattr(cfg, "max_position_embeddings", None)
-        if isinstance(mpe, int) and mpe > 0:
-            # RoBERTa-style models number positions from padding_idx + 1
-            offset = (cfg.pad_token_id or 0) + 1 if cfg.model_type in (
-                "roberta", "xlm-roberta", "camembert", "xlm-roberta-xl") else 0
-            limits.append(mpe - offset)
-        return min(limits) if limits else 512
-
     def _special_layout(self) -> tuple[list[int], list[int]]:
         """Special ids the tokenizer puts before and after a sentence."""
         plain = self.tokenizer("a", add_special_tokens=False)["input_ids"]
@@ -245,19 +268,6 @@ class Encoder:
             if full[i:i + len(plain)] == plain:
                 return full[:i], full[i + len(plain):]
         return [], []
-
-    def _fingerprint(self) -> str:
-        """Short digest of the configuration, vocabulary and first embedding rows: identifies
-        the weights whatever path or name they were loaded under."""
-        h = hashlib.sha256()
-        cfg = self.model.config.to_dict()
-        for key in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
-                    "intermediate_size", "model_type"):
-            h.update(f"{key}={cfg.get(key)};".encode())
-        h.update(str(len(self.tokenizer)).encode())
-        emb = self.model.get_input_embeddings().weight[:64].detach().float().cpu()
-        h.update(emb.numpy().round(4).tobytes())
-        return h.hexdigest()[:16]
 
     def describe(self) -> dict:
         """What identifies this encoder in signatures and saved alignments."""

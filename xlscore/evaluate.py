@@ -7,7 +7,8 @@ better for both). The statistics:
   systems of each segment, averaged over segments (the paper's protocol); segments whose human
   scores are all equal are skipped and counted; a segment where the metric gives every
   system the same score counts as 0;
-* **global** segment-level Kendall tau-b over all (segment, system) items pooled;
+* **global** segment-level Kendall tau-b and Spearman over all (segment, system) items
+  pooled (for one translation per source, Spearman is the standard QE statistic);
 * **pairwise accuracy**: of the pairs of systems of a segment whose human scores differ, the
   share the metric orders the same way (a metric tie counts as a miss);
 * **system level**: Pearson, Spearman and Kendall over the systems' mean scores, and the
@@ -18,72 +19,18 @@ better for both). The statistics:
 """
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 from scipy import stats
 
 from .errors import InputError
-from .inputs import decode_lines, read_bytes
+from .judgments import Judgment, read_judgments
 
-JUDGMENT_COLUMNS = ("seg_id", "system", "source", "translation", "human_score")
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One human-judged translation (a row of the shared data's TSV)."""
-
-    seg_id: str
-    system: str
-    source: str
-    translation: str
-    human: float
-    reference: str = ""
-    is_human: bool = False
-
-    @property
-    def doc(self) -> str:
-        """Document id: ``newstest2021:<doc>:<n>`` -> ``<doc>``."""
-        parts = self.seg_id.split(":")
-        return parts[1] if len(parts) >= 3 else self.seg_id
-
-
-def read_judgments(path: str | Path, *, include_human: bool = False) -> list[Judgment]:
-    """Rows of a TSV with a header holding ``seg_id, system, source, translation,
-    human_score`` (and optionally ``reference``, ``is_human_translation``); no quoting.
-    Human translations are left out unless ``include_human``."""
-    lines = decode_lines(read_bytes(path), path)
-    rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-    header = rows[0]
-    missing = [c for c in JUDGMENT_COLUMNS if c not in header]
-    if missing:
-        raise InputError(f"no column {missing[0]!r} (columns: {', '.join(header)})",
-                         path=path, line=1)
-    col = {c: header.index(c) for c in header}
-    out = []
-    for n, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(f"{len(row)} fields where the header has {len(header)}",
-                             path=path, line=n)
-        try:
-            human = float(row[col["human_score"]])
-        except ValueError:
-            human = math.nan
-        if not math.isfinite(human):
-            raise InputError(f"human_score {row[col['human_score']]!r} is not a finite number",
-                             path=path, line=n)
-        is_human = row[col["is_human_translation"]] == "1" if "is_human_translation" in col \
-            else False
-        if is_human and not include_human:
-            continue
-        out.append(Judgment(row[col["seg_id"]], row[col["system"]], row[col["source"]],
-                            row[col["translation"]], human,
-                            row[col["reference"]] if "reference" in col else "", is_human))
-    return out
+__all__ = ["Judgment", "read_judgments", "agreement", "compare", "per_segment",
+           "bootstrap_mean_difference", "Agreement", "Estimate", "Comparison"]
 
 
 def per_segment(seg_ids: Sequence[str], human: Sequence[float], metric: Sequence[float],
@@ -106,11 +53,13 @@ def per_segment(seg_ids: Sequence[str], human: Sequence[float], metric: Sequence
 
 
 # ------------------------------------------------------------------ the full report
-STATISTICS = ("seg_kendall", "seg_spearman", "global_kendall", "pairwise_accuracy",
+STATISTICS = ("seg_kendall", "seg_spearman", "global_kendall", "global_spearman",
+              "pairwise_accuracy",
               "sys_pearson", "sys_spearman", "sys_kendall", "sys_pairwise_accuracy")
 LABELS = {
     "seg_kendall": "per-segment Kendall", "seg_spearman": "per-segment Spearman",
-    "global_kendall": "global Kendall", "pairwise_accuracy": "pairwise accuracy",
+    "global_kendall": "global Kendall", "global_spearman": "global Spearman",
+    "pairwise_accuracy": "pairwise accuracy",
     "sys_pearson": "system Pearson", "sys_spearman": "system Spearman",
     "sys_kendall": "system Kendall", "sys_pairwise_accuracy": "system pairwise accuracy",
 }
@@ -208,6 +157,7 @@ def _statistics(t: _Table, rows: np.ndarray) -> dict[str, float]:
     h, m = t.human[rows].ravel(), t.metric[rows].ravel()
     ok = ~np.isnan(h) & ~np.isnan(m)
     out["global_kendall"] = _corr(m[ok], h[ok], "kendall") if ok.sum() > 1 else float("nan")
+    out["global_spearman"] = _corr(m[ok], h[ok], "spearman") if ok.sum() > 1 else float("nan")
     pairs = t.pairs[rows].sum()
     out["pairwise_accuracy"] = float(t.agree[rows].sum() / pairs) if pairs else float("nan")
     with np.errstate(invalid="ignore"):

@@ -1,0 +1,100 @@
+"""The shipped quality estimator on the real pack: the file, its identity, and how the default
+scorer uses it on the demo data."""
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xlscore
+from conftest import read_demo
+from xlscore import XLScoreError, XLScorer
+from xlscore.cache import sha256_file
+from xlscore.estimator import FLOOR, SHIPPED, QualityEstimator, shipped
+
+
+def test_the_shipped_file_is_small_and_matches_its_digest():
+    s = shipped()
+    path = Path(xlscore.__file__).parent / s.file
+    assert path.stat().st_size <= 10_000_000
+    assert sha256_file(path) == s.sha256
+    total = sum((Path(xlscore.__file__).parent / x.file).stat().st_size for x in SHIPPED)
+    assert total <= 10_000_000
+
+
+@pytest.fixture(scope="module")
+def default():
+    return XLScorer.offline()
+
+
+@pytest.fixture(scope="module")
+def demo(default):
+    rows = read_demo()
+    return rows, default.score([r["source"] for r in rows], [r["translation"] for r in rows])
+
+
+def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
+    rows, res = demo
+    s = shipped()
+    assert default.signature().startswith(f"xlscore:0.1.0|est:{s.name}#{s.sha256[:8]}@")
+    assert all(r.estimate is not None and r.score == pytest.approx(r.estimate)
+               for r in res if not r.flags and r.foreign == 0)
+    # the paper's method is still reported beside it
+    assert all(-1 <= r.f1 <= 1 and r.n_anchors == len(r.anchors) for r in res)
+    assert "est:no" in XLScorer.offline(estimator=None).signature()
+
+
+def test_the_good_translation_wins_on_the_demo(demo):
+    rows, res = demo
+    by = defaultdict(dict)
+    for r, x in zip(rows, res):
+        by[r["id"]][r["quality"]] = x.score
+    wins = {flaw: sum(v["good"] > v[flaw] for v in by.values())
+            for flaw in ("meaning", "omission", "literal")}
+    print("good translation above:", wins)
+    # measured when the estimator was shipped (README): 4, 6 and 9 of 12 — a sentence-level
+    # model trained on judged MT barely notices a flipped negation; a regression shows here
+    assert wins["meaning"] >= 4 and wins["omission"] >= 6 and wins["literal"] >= 9
+
+
+def test_untranslated_wrong_language_and_empty_output_rank_last(default):
+    rows = [r for r in read_demo() if r["id"] == "6"]
+    source = rows[0]["source"]
+    others = [r["translation"] for r in rows]
+    junk = [source, "Das Museum öffnet am Montag wegen des Sturms nicht.", ""]
+    ranking = default.rank(source, others + junk)
+    assert {t.index for t in ranking[-3:]} == {4, 5, 6}
+    assert all(t.result.flags for t in ranking[-3:])
+    assert all(t.score < min(x.score for x in ranking[:4]) for t in ranking[-3:])
+    empty = next(t for t in ranking if t.index == 6)
+    assert empty.score == FLOOR and "empty" in empty.result.flags
+
+
+def test_scores_do_not_depend_on_order_or_batch_size(demo):
+    rows, res = demo
+    perm = np.random.default_rng(1).permutation(len(rows))
+    est = QualityEstimator.load(batch_size=5)
+    got = est.predict([rows[i]["source"] for i in perm], [rows[i]["translation"] for i in perm])
+    want = np.array([res[i].estimate for i in perm])
+    # bfloat16 arithmetic rounds differently in other batch shapes; rankings do not move
+    assert np.abs(got - want).max() < 5e-3
+    exact = QualityEstimator.load(precision="fp32")
+    a = exact.predict([r["source"] for r in rows], [r["translation"] for r in rows])
+    exact.batch_size = 7
+    b = exact.predict([rows[i]["source"] for i in perm], [rows[i]["translation"] for i in perm])
+    assert np.abs(a[perm] - b).max() < 1e-5
+    assert np.abs(a - np.array([r.estimate for r in res])).max() < 0.05
+
+
+def test_evidence_reaches_the_result(demo):
+    rows, res = demo
+    omission = next(x for r, x in zip(rows, res) if r["id"] == "1" and r["quality"] == "omission")
+    d = omission.to_dict()
+    assert {"estimate", "unmatched_source", "foreign_words", "numbers_missing",
+            "numbers_added"} <= set(d)
+    assert isinstance(d["unmatched_source"], list)
+
+
+def test_consensus_belongs_to_the_papers_score():
+    with pytest.raises(XLScoreError, match="consensus blends into the paper's score only"):
+        XLScorer.offline(consensus=True)

@@ -1,0 +1,451 @@
+"""A quality estimator trained on human judgments: ``pack:e5-small`` as a cross-encoder.
+
+The source (with e5's ``query: `` prefix) and the translation go through the encoder together
+(``<s> source </s></s> translation </s>``), every token's last hidden state is averaged, and
+a linear head gives one number: the predicted quality on the normal-score scale of the
+training data (:func:`xlscore.training.normal_scores`; 0 is a median translation of the
+training sets, +0.5 or so one with no error found, -2 one among the worst 2%). Only rank
+statistics were tuned, so read the value as an ordering, not as an MQM penalty.
+
+The trained file holds only what the fine-tune changed (:mod:`xlscore.delta`: low-rank int8
+deltas of every transformer layer, the head) and is applied on top of the pack, offline. The
+shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before use, and
+``est:NAME#digest`` names it in signatures.
+
+``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
+(sources, translations), ``save`` and ``load``. Predictions are deterministic and do not
+depend on input order or on ``batch_size`` beyond float rounding: each distinct pair is
+encoded once, in batches of pairs of similar length, without any other pair's padding
+reaching it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from . import __version__
+from .cache import sha256_file
+from .errors import InputError, LongInputWarning, ModelError, XLScoreError
+from .judgments import Judgment
+from .training import (Recipe, TrainingLog, autocast_dtype, make_examples,
+                       plan_batches, train_loop)
+from .words import normalize_text
+
+FORMAT = 1
+#: the lowest score: below any translation of the training data (targets are normal scores
+#: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
+#: empty and untranslated output is pulled here
+FLOOR = -4.0
+PRECISIONS = ("auto", "fp32", "bf16")
+#: longest pair (in pieces, special tokens included) read at prediction time (or the model's
+#: limit if lower); longer pairs are cut, the longer side first, with a warning
+PREDICT_MAX_LENGTH = 512
+
+
+@dataclass(frozen=True)
+class ShippedEstimator:
+    """A trained estimator file inside the package, with the digest it must have."""
+
+    name: str
+    file: str
+    sha256: str
+    base: str
+
+
+#: the estimators shipped in ``xlscore/estimators/`` (``load("default")`` is the first); the
+#: command that trains each is in the README
+SHIPPED: tuple[ShippedEstimator, ...] = (
+    ShippedEstimator("qe-e5s", "estimators/qe-e5s.safetensors",
+                     "9dce2a90870e59d046f2e25cda62eda370df7564df515cd3061a363b81f38ad5",
+                     "pack:e5-small"),
+)
+DEFAULT = "default"
+
+
+def shipped(name: str = DEFAULT) -> ShippedEstimator:
+    """The shipped estimator called ``name`` (``"default"``: the first)."""
+    if not SHIPPED:
+        raise ModelError("this installation ships no trained estimator")
+    if name == DEFAULT:
+        return SHIPPED[0]
+    for s in SHIPPED:
+        if s.name == name:
+            return s
+    raise ModelError(f"unknown estimator {name!r}; shipped: "
+                     + ", ".join(s.name for s in SHIPPED) + ", or give a .safetensors path")
+
+
+class CrossEncoder(torch.nn.Module):
+    """Encoder + mean pooling over the pair's tokens + a linear head (one score per row)."""
+
+    def __init__(self, encoder: torch.nn.Module) -> None:
+        super().__init__()
+        self.encoder = encoder
+        hidden = int(encoder.config.hidden_size)
+        self.dropout = torch.nn.Dropout(0.1)
+        self.head = torch.nn.Linear(hidden, 1)
+        self.reset_head(0)
+
+    def reset_head(self, seed: int) -> None:
+        """Initialise the head from ``seed`` (small normal weights, zero bias)."""
+        g = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            self.head.weight.copy_(torch.randn(self.head.weight.shape, generator=g) * 0.02)
+            self.head.bias.zero_()
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+        # pooling and head in float32 whatever the encoder ran in
+        with torch.autocast(hidden.device.type, enabled=False):
+            m = mask.unsqueeze(-1).float()
+            pooled = (hidden.float() * m).sum(1) / m.sum(1).clamp(min=1)
+            return self.head(self.dropout(pooled)).squeeze(-1)
+
+
+class QualityEstimator:
+    """Predicts the quality of English->Russian translations from source and translation.
+
+    ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
+    ``pack:e5-small``); :meth:`fit` trains it, :meth:`load` reads a trained one
+    (``"default"``: the shipped estimator). ``precision``: ``"auto"`` (bfloat16 autocast where
+    the processor computes in bfloat16, else float32), ``"fp32"`` or ``"bf16"``.
+    """
+
+    def __init__(self, base: str = "pack:e5-small", *, recipe: Recipe | None = None,
+                 device: str | torch.device | None = None, precision: str = "auto",
+                 batch_size: int = 32) -> None:
+        from .encoders import _resolve_device, load_pretrained, max_tokens, model_fingerprint
+
+        if precision not in PRECISIONS:
+            raise XLScoreError(f"unknown precision {precision!r}: use one of "
+                               + ", ".join(PRECISIONS))
+        if batch_size < 1:
+            raise XLScoreError("batch_size must be at least 1")
+        self.base = os.fspath(base)
+        self.recipe = recipe or Recipe()
+        self.device = _resolve_device(device)
+        self.precision = precision
+        self.batch_size = int(batch_size)
+        encoder, self.tokenizer, pack = load_pretrained(self.base)
+        self.prefix = pack.prefix if pack else ""
+        self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
+        if getattr(encoder, "pooler", None) is not None:
+            encoder.pooler = None
+        self.model = CrossEncoder(encoder).to(self.device).eval()
+        self.max_length = min(PREDICT_MAX_LENGTH, max_tokens(encoder, self.tokenizer))
+        self.floor = FLOOR
+        self.name = "untrained"
+        self.digest: str | None = None
+        self.path: Path | None = None
+        self.meta: dict = {}
+        self.fitted = False
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def dtype(self) -> torch.dtype | None:
+        """The autocast type predictions run in (``None``: float32)."""
+        if self.precision == "fp32":
+            return None
+        if self.precision == "bf16":
+            return torch.bfloat16
+        return autocast_dtype(self.device)
+
+    def describe(self) -> dict:
+        """What identifies the estimator in signatures."""
+        return {"name": self.name, "digest": self.digest, "base": self.base,
+                "base_fingerprint": self.base_fingerprint,
+                "precision": "fp32" if self.dtype is None else str(self.dtype).split(".")[-1]}
+
+    def signature(self) -> str:
+        """``est:NAME#digest`` plus the precision, e.g. ``est:qe-e5s#1a2b3c4d@bfloat16``."""
+        d = self.describe()
+        return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
+
+    def __repr__(self) -> str:
+        return f"QualityEstimator({self.signature()}, base={self.base!r})"
+
+    # ------------------------------------------------------------------ inputs
+    def _encode(self, pairs: Sequence[tuple[str, str]], max_length: int
+                ) -> tuple[list[list[int]], list[int]]:
+        """Piece ids of each pair, cut to ``max_length`` (longer side first), and the indices
+        of the pairs that were cut."""
+        if not pairs:
+            return [], []
+        from .encoders import _quiet_transformers
+
+        with _quiet_transformers():
+            full = self.tokenizer([self.prefix + s for s, _ in pairs], [t for _, t in pairs],
+                                  truncation=False, return_attention_mask=False)["input_ids"]
+        cut = [i for i, ids in enumerate(full) if len(ids) > max_length]
+        if cut:
+            with _quiet_transformers():
+                short = self.tokenizer([self.prefix + pairs[i][0] for i in cut],
+                                       [pairs[i][1] for i in cut], truncation="longest_first",
+                                       max_length=max_length,
+                                       return_attention_mask=False)["input_ids"]
+            for i, ids in zip(cut, short):
+                full[i] = ids
+        return full, cut
+
+    def _batch(self, seqs: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+        pad = self.tokenizer.pad_token_id or 0
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(seqs), width), dtype=torch.long)
+        for r, s in enumerate(seqs):
+            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
+            mask[r, :len(s)] = 1
+        return ids.to(self.device), mask.to(self.device)
+
+    # ------------------------------------------------------------------ predicting
+    def predict(self, sources: Sequence[str], translations: Sequence[str], *,
+                progress: bool = False) -> np.ndarray:
+        """Predicted quality of each translation of its source (higher is better)."""
+        if not self.fitted:
+            raise XLScoreError("the estimator is not trained: fit it or load a trained one")
+        if isinstance(sources, str) or isinstance(translations, str):
+            raise TypeError("sources and translations must be lists of strings")
+        if len(sources) != len(translations):
+            raise InputError(f"{len(sources)} sources but {len(translations)} translations")
+        for what, seq in (("source", sources), ("translation", translations)):
+            for i, x in enumerate(seq):
+                if not isinstance(x, str):
+                    raise InputError(f"{what} is {type(x).__name__}, not a string", line=i + 1)
+        keys: dict[tuple[str, str], int] = {}
+        first: dict[int, int] = {}
+        order = []
+        for i, pair in enumerate(zip(sources, translations)):
+            k = keys.setdefault((normalize_text(pair[0]), normalize_text(pair[1])), len(keys))
+            first.setdefault(k, i)
+            order.append(k)
+        unique = list(keys)
+        ids, cut = self._encode(unique, self.max_length)
+        if cut:
+            where = ", ".join(str(first[i] + 1) for i in cut[:5]) + (" ..." if len(cut) > 5 else "")
+            warnings.warn(f"{len(cut)} pair(s) longer than {self.max_length} pieces were cut "
+                          f"before estimation (segments {where})", LongInputWarning,
+                          stacklevel=2)
+        # length-sorted batches; ties broken by the text, so batches do not depend on the
+        # input order
+        sequence = sorted(range(len(unique)), key=lambda k: (len(ids[k]), unique[k]))
+        out = np.zeros(len(unique), dtype=np.float64)
+        dtype = self.dtype
+        from tqdm.auto import tqdm
+
+        self.model.eval()
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype,
+                                                    enabled=dtype is not None):
+            for s in tqdm(range(0, len(sequence), self.batch_size), desc="estimating",
+                          unit="batch", disable=not progress, leave=False):
+                rows = sequence[s:s + self.batch_size]
+                pred = self.model(*self._batch([ids[k] for k in rows]))
+                out[rows] = pred.float().cpu().numpy()
+        return out[order] if order else np.zeros(0)
+
+    # ------------------------------------------------------------------ training
+    def _trainable(self) -> dict[str, torch.nn.Parameter]:
+        """Every transformer layer and the head; the embeddings stay frozen."""
+        out = {}
+        for name, p in self.model.named_parameters():
+            p.requires_grad = not name.startswith("encoder.embeddings.")
+            if p.requires_grad:
+                out[name] = p
+        return out
+
+    def fit(self, datasets: Sequence[Sequence[Judgment]], *, progress: bool = False,
+            checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
+            corrupt: Callable[..., object] | None = None) -> "QualityEstimator":
+        """Train on judged data sets (each a list of :class:`Judgment`; human scores are put on
+        one scale per set). ``checkpoint``: a file to save progress in (every
+        ``checkpoint_every`` steps) and resume from; with ``recipe.seeds`` > 1 each member of
+        the soup has its own (``CHECKPOINT.seedN``), kept until the caller removes them.
+        ``corrupt``: the synthetic corruption function (default
+        :func:`xlscore.corruptions.corrupt` when ``recipe.synthetic`` > 0). Ends with the
+        weights compressed as :meth:`save` stores them, so that predictions before and after
+        saving agree."""
+        if not datasets or isinstance(datasets[0], Judgment):
+            raise TypeError("fit takes a list of data sets, each a list of Judgment")
+        if self.fitted:
+            raise XLScoreError("this estimator is already trained (or loaded); fit a new "
+                               "QualityEstimator on its base model instead")
+        r = self.recipe
+        if corrupt is None and r.synthetic > 0:
+            from .corruptions import corrupt
+        examples = make_examples(datasets, r, corrupt)
+        ids, _ = self._encode([(e.source, e.translation) for e in examples],
+                              min(r.max_length, self.max_length))
+        lengths = [len(x) for x in ids]
+        data = [{"rows": len(d), "sha256": _rows_digest(d)} for d in datasets]
+        identity = {"base": self.base_fingerprint, "data": data}
+        trainable = self._trainable()
+        start = {k: v.detach().clone() for k, v in trainable.items()}
+
+        def collate(rows: list[int]):
+            pos = {j: k for k, j in enumerate(rows)}
+            ex = [examples[j] for j in rows]
+            return (self._batch([ids[j] for j in rows]),
+                    torch.tensor([e.target for e in ex], dtype=torch.float32, device=self.device),
+                    torch.tensor([e.weight for e in ex], dtype=torch.float32, device=self.device),
+                    torch.tensor([-1 if e.parent >= 0 else e.group for e in ex], device=self.device),
+                    torch.tensor([pos.get(e.parent, -1) for e in ex], device=self.device))
+
+        soup = {k: torch.zeros_like(v) for k, v in start.items()}
+        self.log = TrainingLog()
+        for member in range(r.seeds):
+            seed = r.seed + member
+            with torch.no_grad():
+                for k, p in trainable.items():
+                    p.copy_(start[k])
+            self.model.reset_head(seed)
+            ckpt = None if checkpoint is None else (
+                Path(checkpoint) if r.seeds == 1 else Path(f"{checkpoint}.seed{seed}"))
+
+            def batches(epoch: int, seed: int = seed) -> list[list[int]]:
+                return plan_batches(examples, lengths, r.batch_size,
+                                    random.Random(seed * 1000 + epoch))
+
+            log = train_loop(self.model, batches, collate, examples, r, head=self.model.head,
+                             device=self.device, checkpoint=ckpt, seed=seed,
+                             checkpoint_every=checkpoint_every, progress=progress,
+                             identity=identity)
+            self.log.steps += log.steps
+            self.log.seconds += log.seconds
+            self.log.epoch_loss += log.epoch_loss
+            for k, p in trainable.items():
+                soup[k] += p.detach() / r.seeds
+        with torch.no_grad():
+            for k, p in trainable.items():
+                p.copy_(soup[k])
+                p.requires_grad = False
+        base = {k: v for k, v in start.items() if not k.startswith("head.")}
+        self._delta = self._compress(base)
+        self.fitted = True
+        self.name = "custom"
+        # the training time stays out of the file, so that a rerun can give the same bytes
+        self.meta = {"recipe": asdict(r), "data": data,
+                     "training": {"steps": self.log.steps, "epoch_loss": self.log.epoch_loss}}
+        self.digest, self.path = None, None
+        return self
+
+    def _compress(self, base: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """The delta as saved; the model's weights become what loading it would give."""
+        from . import delta
+
+        tuned = {k: v.detach() for k, v in self.model.named_parameters()
+                 if k in base or k.startswith("head.")}
+        d = delta.compress(base, tuned, rank=self.recipe.delta_rank, bits=self.recipe.delta_bits)
+        self._apply(d, base)
+        return d
+
+    def _apply(self, d: dict[str, torch.Tensor], base: dict[str, torch.Tensor]) -> None:
+        from . import delta
+
+        weights = delta.expand(base, d)
+        params = dict(self.model.named_parameters())
+        unknown = [k for k in weights if k not in params]
+        if unknown:
+            raise ModelError(f"estimator file has weights this model lacks: {unknown[0]}")
+        with torch.no_grad():
+            for k, v in weights.items():
+                if params[k].shape != v.shape:
+                    raise ModelError(f"estimator weight {k} has shape {tuple(v.shape)}, the "
+                                     f"model needs {tuple(params[k].shape)}")
+                params[k].copy_(v.to(params[k].dtype))
+
+    def trained_on(self, rows: Sequence[Judgment]) -> bool:
+        """Whether ``rows`` (a judged set read with its human translations, as training reads
+        it) is one of the sets this estimator was trained on, by digest. A sample of a set (as
+        ``--max-sources`` takes) is not recognised."""
+        digest = _rows_digest(rows)
+        return any(d.get("sha256") == digest for d in self.meta.get("data", ()))
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike, *, name: str | None = None) -> Path:
+        """Write the trained delta and its description to a safetensors file; returns the
+        path. ``name`` is what signatures call it (default: the file's stem)."""
+        from safetensors.torch import save_file
+
+        if not self.fitted:
+            raise XLScoreError("nothing to save: the estimator is not trained")
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        name = name or path.stem
+        meta = {"format": FORMAT, "name": name, "base": self.base,
+                "base_fingerprint": self.base_fingerprint, "xlscore": __version__, **self.meta}
+        tmp = path.with_name(f".{path.name}.tmp")
+        save_file(dict(sorted(self._delta.items())), str(tmp),
+                  metadata={"xlscore_estimator": json.dumps(meta, sort_keys=True)})
+        os.replace(tmp, path)
+        self.name, self.path = name, path
+        self.digest = sha256_file(path)
+        return path
+
+    @classmethod
+    def load(cls, spec: str | os.PathLike = DEFAULT, *, device: str | torch.device | None = None,
+             precision: str = "auto", batch_size: int = 32) -> "QualityEstimator":
+        """A trained estimator: ``"default"`` or a shipped name, or a saved ``.safetensors``
+        file. Its base model is loaded (offline for packs) and checked to be the one it was
+        trained on; a shipped file must match its recorded digest."""
+        from safetensors import SafetensorError, safe_open
+
+        expected = None
+        if isinstance(spec, str) and not spec.endswith(".safetensors"):
+            s = shipped(spec)
+            path = Path(__file__).resolve().parent / s.file
+            expected = s.sha256
+        else:
+            path = Path(spec)
+        if not path.is_file():
+            raise ModelError(f"estimator file {path} does not exist")
+        digest = sha256_file(path)
+        if expected is not None and digest != expected:
+            raise ModelError(f"estimator file {path} is damaged: SHA-256 {digest[:12]}..., "
+                             f"expected {expected[:12]}...; reinstall xlscore")
+        try:
+            with safe_open(str(path), framework="pt") as fh:
+                meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
+                tensors = {k: fh.get_tensor(k) for k in fh.keys()}
+        except (OSError, ValueError, SafetensorError) as err:
+            raise ModelError(f"cannot read estimator file {path}: {err}") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ModelError(f"{path} is not an xlscore estimator file (format {FORMAT})")
+        missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
+        missing += [k for k in ("head.weight", "head.bias") if k not in tensors]
+        if missing:
+            raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
+        est = cls(meta["base"], recipe=Recipe.from_dict(meta["recipe"]), device=device,
+                  precision=precision, batch_size=batch_size)
+        if est.base_fingerprint != meta["base_fingerprint"]:
+            raise ModelError(f"{path} was trained on {meta['base']} with fingerprint "
+                             f"{meta['base_fingerprint']}, but the installed one is "
+                             f"{est.base_fingerprint}")
+        base = {k: v.detach().clone() for k, v in est._trainable().items()
+                if not k.startswith("head.")}
+        for p in est.model.parameters():
+            p.requires_grad = False
+        try:
+            est._apply(tensors, base)
+        except KeyError as err:
+            raise ModelError(f"estimator file {path} is incomplete: no {err}") from None
+        est._delta = tensors
+        est.meta = {k: v for k, v in meta.items()
+                    if k in ("recipe", "training", "data")}
+        est.name, est.digest, est.path, est.fitted = meta["name"], digest, path, True
+        return est
+
+
+def _rows_digest(rows: Sequence[Judgment]) -> str:
+    """Digest of a training set's texts and scores (which data a file was trained on)."""
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(f"{r.seg_id}\t{r.source}\t{r.translation}\t{r.human!r}\n".encode())
+    return h.hexdigest()[:16]

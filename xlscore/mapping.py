@@ -1,0 +1,133 @@
+"""The scorer's maps from the Russian into the English vector space: the encoder pair's
+dictionary map, a map refined on the anchors of a corpus (read in chunks), the map the
+scorer's ``alignment`` setting gives for a corpus, and cross-fitted scoring (each fold scored
+with a map fitted on the other folds).
+
+A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's encoders (``en``,
+``ru``), ``lexicon``, alignment settings and its ``prepare`` / ``score_prepared`` methods.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import torch
+
+from .alignment import ProcrustesAligner, dictionary_alignment
+from .corpus import (CHUNK_PAIRS, PreparedCorpus, assign_folds, check_corpus, segment_chunks,
+                     segment_pairs)
+from .errors import InputError, XLScoreError
+from .results import ScoreResult
+
+if TYPE_CHECKING:   # typing.Self is Python 3.11+
+    from typing import Self
+
+
+class MapFitting:
+    """Fitting and choosing the orthogonal map (see the module's docstring)."""
+
+    def dictionary_map(self, progress: bool = False) -> ProcrustesAligner:
+        """The encoder pair's dictionary map (fitted once, then cached on disk)."""
+        if self.multilingual:
+            return ProcrustesAligner.identity(self.en.dim)
+        if self._dictionary_map is None:
+            self._dictionary_map = dictionary_alignment(
+                self.en, self.ru, self.lexicon, center=self.align_center,
+                normalize=self.align_normalize, progress=progress)
+        return self._dictionary_map
+
+    def _new_corpus_aligner(self, prior: bool, progress: bool) -> ProcrustesAligner:
+        aligner = ProcrustesAligner(center=self.align_center, normalize=self.align_normalize,
+                                    prior=self.dictionary_map(progress) if prior else None)
+        aligner.meta = {"kind": "corpus", "lexicon": self.lexicon.describe(),
+                        "encoders": {"en": self.en.describe(), "ru": self.ru.describe()}}
+        return aligner
+
+    @staticmethod
+    def _accumulate(aligner: ProcrustesAligner, corpus: PreparedCorpus) -> None:
+        """Add a corpus's anchor pairs to an aligner's cross-covariance."""
+        xs, ys = [], []
+        for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors):
+            if len(anchors):
+                xs.append(mt.vectors[anchors.ru])
+                ys.append(src.vectors[anchors.en])
+        if xs:
+            aligner.partial_fit(torch.cat(xs), torch.cat(ys))
+
+    @staticmethod
+    def _finish(aligner: ProcrustesAligner) -> ProcrustesAligner:
+        """An aligner that saw no anchor pair is its prior (or an error without one)."""
+        if aligner.W_ is None:
+            if aligner.prior is None:
+                raise XLScoreError("no anchor pairs to fit an alignment on")
+            aligner.W_ = aligner.prior.W_
+            aligner.mean_x_, aligner.mean_y_ = aligner.prior.mean_x_, aligner.prior.mean_y_
+            aligner.reliable = aligner.prior.reliable
+        return aligner
+
+    def _corpus_aligner(self, corpus: PreparedCorpus, progress: bool = False,
+                        prior: bool = True) -> ProcrustesAligner:
+        aligner = self._new_corpus_aligner(prior, progress)
+        self._accumulate(aligner, corpus)
+        return self._finish(aligner)
+
+    def fit_map(self, sources: Sequence[str], systems: Sequence[str] | Mapping[str, Sequence[str]],
+                *, chunk_size: int = CHUNK_PAIRS, progress: bool = False) -> ProcrustesAligner:
+        """A map refined (from the dictionary map) on the anchors of a corpus, read in chunks
+        of ``chunk_size`` pairs so that memory does not grow with the corpus."""
+        if self.multilingual:
+            raise XLScoreError("a single multilingual encoder needs no alignment")
+        sources, systems = check_corpus(sources, systems)
+        aligner = self._new_corpus_aligner(True, progress)
+        for a, b in segment_chunks(len(sources), len(systems), chunk_size):
+            self._accumulate(aligner, self.prepare(*segment_pairs(sources, systems, a, b)))
+        return self._finish(aligner)
+
+    def fit(self, sources: Sequence[str], translations: Sequence[str] | Mapping[str, Sequence[str]],
+            *, chunk_size: int = CHUNK_PAIRS, progress: bool = False) -> Self:
+        """Fit the alignment on the anchors of a corpus (regularised towards the dictionary
+        map) and use it from now on. ``translations``: one list, or several engines' lists by
+        name. Optional: :meth:`score` fits as its ``alignment`` says."""
+        self._set_fixed(self.fit_map(sources, translations, chunk_size=chunk_size,
+                                     progress=progress))
+        return self
+
+    def _aligner_for(self, corpus: PreparedCorpus | None, progress: bool = False
+                     ) -> ProcrustesAligner:
+        """The map the scorer's settings give for a corpus (which only ``"corpus"`` reads)."""
+        if self.multilingual:
+            return ProcrustesAligner.identity(self.en.dim)
+        if self.alignment_mode == "fixed":
+            return self.fixed_alignment
+        if self.alignment_mode == "corpus":
+            if corpus is None:
+                raise XLScoreError("alignment='corpus' needs the corpus to fit on")
+            return self._corpus_aligner(corpus, progress)
+        return self.dictionary_map(progress)
+
+    def score_cross_fitted(self, corpus: PreparedCorpus, groups: Sequence[str],
+                           variant: str | None = None, *, folds: int = 5,
+                           seed: int = 0, prior: bool = True) -> list[ScoreResult]:
+        """Score each pair with a map fitted only on the anchors of other groups (e.g.
+        documents): the groups are dealt into ``folds`` folds at random (fixed ``seed``), and
+        each fold is scored with the map refined on the remaining folds (``prior=False``: fitted
+        on them alone). This is the honest counterpart of ``alignment="corpus"``, which fits on
+        the very texts it scores. idf weights come from the whole corpus; a rescaling baseline
+        is computed for each fold's map. Like :meth:`score_prepared`, the paper's method only
+        (``score`` is F1-based, no estimator)."""
+        if len(groups) != len(corpus):
+            raise InputError(f"{len(groups)} group labels for {len(corpus)} pairs")
+        if folds < 2:
+            raise XLScoreError("cross-fitting needs at least two folds")
+        fold_of = assign_folds(groups, folds, seed)
+        idf = self._idf_for(*corpus.texts())
+        last = self.last_alignment, self.last_baseline
+        out: list[ScoreResult | None] = [None] * len(corpus)
+        for f in range(min(folds, len(fold_of))):
+            test = [i for i, g in enumerate(groups) if fold_of[g] == f]
+            train = [i for i, g in enumerate(groups) if fold_of[g] != f]
+            aligner = self._corpus_aligner(corpus.subset(train), False, prior)
+            for i, res in zip(test, self.score_prepared(corpus.subset(test), variant,
+                                                        aligner=aligner, idf=idf)):
+                out[i] = res
+        self.last_alignment, self.last_baseline = last   # the fold maps are not the signature's
+        return out  # type: ignore[return-value]

@@ -1,0 +1,90 @@
+"""What scoring returns: one :class:`ScoreResult` per translation, rankings of several
+translations of one source, and the rule that orders them."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Sequence
+
+from .evidence import Evidence
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The score of one translation.
+
+    ``precision``/``recall``/``f1``: BERTScore of the chosen variant. ``consensus``: mean
+    BERTScore F1 of the translation against the other candidates of the same source (when at
+    least :data:`CONSENSUS_MIN` candidates were scored together and consensus is on, else
+    ``None``). ``score`` (what rankings and system scores use): F1 with the foreign-text
+    penalty, blended with the consensus as ``(1 - w) * F1 + w * consensus`` when there is one
+    (``w`` = :data:`CONSENSUS_WEIGHT`). ``anchors``: the anchor pairs as
+    ``(english_word, russian_word)``. ``foreign``: share of the translation's words that are not
+    Russian (names and acronyms excepted). ``flags``: ``untranslated``, ``wrong_language``,
+    ``empty``, ``empty_source``. ``estimate``: the quality estimator's prediction (when the
+    scorer has one; ``score`` is then this value, pulled to the estimator's floor by foreign
+    text). ``evidence``: word-level evidence (:class:`~xlscore.evidence.Evidence`): source
+    content words with no counterpart, foreign words, numbers on one side only.
+    """
+
+    precision: float
+    recall: float
+    f1: float
+    score: float
+    n_anchors: int
+    anchors: tuple[tuple[str, str], ...]
+    foreign: float = 0.0
+    flags: tuple[str, ...] = ()
+    consensus: float | None = None
+    estimate: float | None = None
+    evidence: Evidence = field(default_factory=Evidence)
+
+    def to_dict(self) -> dict:
+        """Plain dictionary (for JSON): the fields, with the evidence's lists at top level."""
+        d = asdict(self)
+        d["anchors"] = [list(a) for a in self.anchors]
+        d["flags"] = list(self.flags)
+        ev = d.pop("evidence")
+        d.update({k: list(v) for k, v in ev.items()})
+        return d
+
+
+@dataclass(frozen=True)
+class RankedTranslation:
+    """One translation in a ranking: its position in the input, text, result and 1-based rank."""
+
+    index: int
+    translation: str
+    result: ScoreResult
+    rank: int
+
+    @property
+    def score(self) -> float:
+        return self.result.score
+
+    @property
+    def f1(self) -> float:
+        return self.result.f1
+
+    @property
+    def precision(self) -> float:
+        return self.result.precision
+
+    @property
+    def recall(self) -> float:
+        return self.result.recall
+
+    @property
+    def n_anchors(self) -> int:
+        return self.result.n_anchors
+
+
+def rank_order(results: Sequence[ScoreResult]) -> list[int]:
+    """Indices of ``results`` best first: flagged results (untranslated, wrong language, empty)
+    last, then by descending score; ties keep input order."""
+    return sorted(range(len(results)),
+                  key=lambda i: (bool(results[i].flags), -results[i].score, i))
+
+
+def penalised(f1: float, foreign: float, floor: float) -> float:
+    """Move F1 towards ``floor`` (the lowest possible score) by the share of foreign words."""
+    return f1 - foreign * (f1 - floor)
