@@ -91,6 +91,12 @@ def split(sets: dict[str, list], fold: str, use_it: bool, it_sample: int
     return [train] + others + it, mt(test)
 
 
+def _complete(config: dict) -> dict:
+    """A variant's configuration with recipe fields added since it was written at their
+    defaults (so that older runs stay comparable)."""
+    return {**config, "recipe": asdict(Recipe.from_dict(config["recipe"]))}
+
+
 def cmd_run(args, sets) -> None:
     from xlscore.estimator import QualityEstimator
 
@@ -101,7 +107,7 @@ def cmd_run(args, sets) -> None:
     config = {"recipe": asdict(recipe), "it": not args.no_it, "it_sample": args.it_sample,
               "note": args.note}
     cfg_file = folder / "config.json"
-    if cfg_file.exists() and json.loads(cfg_file.read_text()) != config:
+    if cfg_file.exists() and _complete(json.loads(cfg_file.read_text())) != config:
         raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
     cfg_file.write_text(json.dumps(config, indent=1))
     for fold in fold_names(args.folds):

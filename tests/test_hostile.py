@@ -141,6 +141,7 @@ def tiny_models(tmp_path_factory):
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
     return ["--en-model", make_wordpiece_bert(root / "en"), "--ru-model",
             make_unigram_bert(root / "ru"), "--lexicon", lex, "--alignment", "dictionary",
+            "--estimator", "none",
             "--quiet"]
 
 
