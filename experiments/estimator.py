@@ -14,9 +14,11 @@ recipe, which was fixed before the fold's test data were looked at; nothing is t
 test fold.
 
     python experiments/estimator.py run --data-dir ../shared/data --variant ce --folds lodo
+    python experiments/estimator.py run --data-dir ../shared/data --variant ce-noit --no-it \
+        --folds lodo-qe22,lodo-news,cv-news
     python experiments/estimator.py baselines --data-dir ../shared/data
     python experiments/estimator.py compress --data-dir ../shared/data --variant ce
-    python experiments/estimator.py report --data-dir ../shared/data
+    python experiments/estimator.py report --data-dir ../shared/data --suffix r64b8
 
 ``run`` saves each fold (the uncompressed delta and the predictions) under
 ``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and skips finished folds when started
@@ -337,13 +339,15 @@ def collect(sets, variant: str, suffix: str) -> dict[str, tuple[str, list, np.nd
             _, test = split(sets, fold, cfg["it"], cfg["it_sample"])
             out[("LODO", TEST_OF[fold])] = (test, np.load(f))
     for target in ("news", "qe22"):
-        parts = [folder / f"cv-{target}-{k}" / f"pred-{suffix}.npy" for k in range(K)]
-        if all(p.exists() for p in parts):
+        parts = [(k, folder / f"cv-{target}-{k}" / f"pred-{suffix}.npy") for k in range(K)]
+        parts = [(k, p) for k, p in parts if p.exists()]
+        if parts:     # folds not run yet are left out, and the row says how many there are
             rows, preds = [], []
-            for k, p in enumerate(parts):
+            for k, p in parts:
                 rows += split(sets, f"cv-{target}-{k}", cfg["it"], cfg["it_sample"])[1]
                 preds.append(np.load(p))
-            out[("CV", target)] = (rows, np.concatenate(preds))
+            how = "CV" if len(parts) == K else f"CV, {len(parts)} of {K} folds"
+            out[(how, target)] = (rows, np.concatenate(preds))
     return out
 
 
