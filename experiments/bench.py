@@ -42,13 +42,19 @@ from _results import write_markdown
 HERE = Path(__file__).resolve().parent
 
 
-def _pairs(data: str, limit: int) -> tuple[list[str], list[str]]:
+def _rows(data: str, limit: int) -> list:
+    """The judged MT translations of the first ``limit`` segments (all with 0)."""
     from xlscore.evaluate import read_judgments
 
     rows = read_judgments(data)
     if limit:
         keep = set(list(dict.fromkeys(r.seg_id for r in rows))[:limit])
         rows = [r for r in rows if r.seg_id in keep]
+    return rows
+
+
+def _pairs(data: str, limit: int) -> tuple[list[str], list[str]]:
+    rows = _rows(data, limit)
     return [r.source for r in rows], [r.translation for r in rows]
 
 
@@ -160,12 +166,9 @@ def precision_note(data: str, limit: int, fast: list[float], exact: list[float])
     """How much the processor's fast precision changes the default's scores and rankings."""
     import numpy as np
 
-    from xlscore.evaluate import agreement, read_judgments
+    from xlscore.evaluate import agreement
 
-    rows = read_judgments(data)
-    if limit:
-        keep = set(list(dict.fromkeys(r.seg_id for r in rows))[:limit])
-        rows = [r for r in rows if r.seg_id in keep]
+    rows = _rows(data, limit)
     args = ([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows])
     a, b = agreement(*args, fast, n_boot=200), agreement(*args, exact, n_boot=200)
     d = np.abs(np.array(fast) - np.array(exact))

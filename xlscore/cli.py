@@ -336,12 +336,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluate import LABELS, STATISTICS, agreement, read_judgments
 
-    rows = read_judgments(args.data, include_human=args.include_human)
+    every = read_judgments(args.data, include_human=True)
+    rows = every if args.include_human else [r for r in every if not r.is_human]
     if not rows:
         raise InputError("no judged translations", path=args.data)
     scorer = build_scorer(args)
-    if scorer.estimator is not None and scorer.estimator.trained_on(
-            read_judgments(args.data, include_human=True)):
+    if scorer.estimator is not None and scorer.estimator.trained_on(every):
         print(f"xlscore: warning: {scorer.estimator.signature()} was trained on {args.data}; "
               "these figures measure how well it fits its training data, not how it does on "
               "unseen data", file=sys.stderr)

@@ -34,7 +34,8 @@ import torch
 
 from . import __version__
 from .cache import sha256_file
-from .errors import InputError, LongInputWarning, ModelError, XLScoreError
+from .corpus import check_corpus
+from .errors import LongInputWarning, ModelError, XLScoreError
 from .judgments import Judgment
 from .training import (Recipe, TrainingLog, autocast_dtype, make_examples,
                        plan_batches, train_loop)
@@ -212,14 +213,8 @@ class QualityEstimator:
         """Predicted quality of each translation of its source (higher is better)."""
         if not self.fitted:
             raise XLScoreError("the estimator is not trained: fit it or load a trained one")
-        if isinstance(sources, str) or isinstance(translations, str):
-            raise TypeError("sources and translations must be lists of strings")
-        if len(sources) != len(translations):
-            raise InputError(f"{len(sources)} sources but {len(translations)} translations")
-        for what, seq in (("source", sources), ("translation", translations)):
-            for i, x in enumerate(seq):
-                if not isinstance(x, str):
-                    raise InputError(f"{what} is {type(x).__name__}, not a string", line=i + 1)
+        sources, systems = check_corpus(sources, translations)
+        translations = systems[""]
         keys: dict[tuple[str, str], int] = {}
         first: dict[int, int] = {}
         order = []
