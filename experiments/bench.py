@@ -98,7 +98,7 @@ def child(args: argparse.Namespace) -> dict:
             scorer = XLScorer.offline(precision=precision, batch_size=bs)
             scorer.dictionary_map()
         else:
-            est = QualityEstimator.load(precision=precision, batch_size=bs)
+            est = QualityEstimator.load(precision=precision)
         out["precision"] = (scorer.estimator if what.startswith("default") else est).signature()
     elif what in ("floor-two", "xlscore-two"):
         en = Encoder.load("pack:minilm-en", batch_size=bs)

@@ -70,20 +70,33 @@ def test_untranslated_wrong_language_and_empty_output_rank_last(default):
     assert empty.score == FLOOR and "empty" in empty.result.flags
 
 
-def test_scores_do_not_depend_on_order_or_batch_size(demo):
+def test_scores_do_not_depend_on_order_batch_or_neighbours(demo):
     rows, res = demo
+    src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     perm = np.random.default_rng(1).permutation(len(rows))
-    est = QualityEstimator.load(batch_size=5)
-    got = est.predict([rows[i]["source"] for i in perm], [rows[i]["translation"] for i in perm])
+    est = QualityEstimator.load()      # the default precision (bfloat16 on most processors)
+    got = est.predict([src[i] for i in perm], [mt[i] for i in perm])
     want = np.array([res[i].estimate for i in perm])
-    # bfloat16 arithmetic rounds differently in other batch shapes; rankings do not move
-    assert np.abs(got - want).max() < 5e-3
+    # bit-identical: every forward pass has a shape fixed by the pair's own length
+    assert np.array_equal(got, want)
+    half = est.predict(src[::2], mt[::2])
+    assert np.array_equal(half, np.array([r.estimate for r in res[::2]]))
+    one = est.predict(src[5:6], mt[5:6])
+    assert one[0] == res[5].estimate
     exact = QualityEstimator.load(precision="fp32")
-    a = exact.predict([r["source"] for r in rows], [r["translation"] for r in rows])
-    exact.batch_size = 7
-    b = exact.predict([rows[i]["source"] for i in perm], [rows[i]["translation"] for i in perm])
-    assert np.abs(a[perm] - b).max() < 1e-5
+    a = exact.predict(src, mt)
+    assert np.array_equal(a[perm], exact.predict([src[i] for i in perm], [mt[i] for i in perm]))
     assert np.abs(a - np.array([r.estimate for r in res])).max() < 0.05
+
+
+def test_batch_shape_depends_only_on_the_length():
+    from xlscore.estimator import WIDTH_STEP, batch_shape
+
+    assert batch_shape(1) == batch_shape(WIDTH_STEP)
+    rows, width = batch_shape(70)
+    assert width % WIDTH_STEP == 0 and 70 <= width < 70 + WIDTH_STEP and rows >= 1
+    assert batch_shape(10_000, max_length=512)[1] == 512
+    assert batch_shape(100, "cuda")[0] > batch_shape(100, "cpu")[0]
 
 
 def test_evidence_reaches_the_result(demo):

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from .cache import atomic_write_bytes
-from .errors import AlignmentMismatchError, InputError, LexiconError, XLScoreWarning
+from .errors import AlignmentMismatchError, InputError, LexiconError, XLScoreError, XLScoreWarning
 
 FORMAT = "xlscore-procrustes-1"
 
@@ -80,32 +80,62 @@ class ProcrustesAligner:
             raise InputError(f"expected a 2-D array of vectors, got shape {a.shape}")
         return a
 
-    def partial_fit(self, X, Y) -> "ProcrustesAligner":
-        """Accumulate anchor pairs: row ``i`` of ``X`` (Russian) pairs with row ``i`` of ``Y``."""
+    def add_pairs(self, X, Y) -> "ProcrustesAligner":
+        """Accumulate anchor pairs (row ``i`` of ``X``, Russian, with row ``i`` of ``Y``) without
+        solving for the map; :meth:`solve` (or :meth:`partial_fit`) solves."""
         X, Y = self._as_array(X), self._as_array(Y)
         if len(X) != len(Y):
             raise InputError(f"{len(X)} Russian vectors but {len(Y)} English ones")
         if self.normalize:
             X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
             Y = Y / np.maximum(np.linalg.norm(Y, axis=1, keepdims=True), 1e-12)
+        self._add({"cross": X.T @ Y, "sum_x": X.sum(0), "sum_y": Y.sum(0),
+                   "scale": float((np.linalg.norm(X, axis=1) * np.linalg.norm(Y, axis=1)).sum()),
+                   "n_pairs": len(X)})
+        return self
+
+    def _add(self, stats: dict) -> None:
+        cross = np.asarray(stats["cross"], dtype=np.float64)
         if self.cross_ is None:
-            self.cross_ = np.zeros((X.shape[1], Y.shape[1]))
-            self.sum_x_, self.sum_y_ = np.zeros(X.shape[1]), np.zeros(Y.shape[1])
-        elif X.shape[1] != self.cross_.shape[0] or Y.shape[1] != self.cross_.shape[1]:
-            raise InputError(f"vectors of {X.shape[1]}/{Y.shape[1]} dimensions, but earlier "
-                             f"pairs had {self.cross_.shape[0]}/{self.cross_.shape[1]}")
-        self.cross_ += X.T @ Y
-        self.sum_x_ += X.sum(0)
-        self.sum_y_ += Y.sum(0)
-        self.scale_ += float((np.linalg.norm(X, axis=1) * np.linalg.norm(Y, axis=1)).sum())
-        self.n_pairs_ += len(X)
-        return self._solve()
+            self.cross_ = np.zeros(cross.shape)
+            self.sum_x_, self.sum_y_ = np.zeros(cross.shape[0]), np.zeros(cross.shape[1])
+        elif cross.shape != self.cross_.shape:
+            raise InputError(f"vectors of {cross.shape[0]}/{cross.shape[1]} dimensions, but "
+                             f"earlier pairs had {self.cross_.shape[0]}/{self.cross_.shape[1]}")
+        self.cross_ += cross
+        self.sum_x_ += np.asarray(stats["sum_x"], dtype=np.float64)
+        self.sum_y_ += np.asarray(stats["sum_y"], dtype=np.float64)
+        self.scale_ += float(stats["scale"])
+        self.n_pairs_ += int(stats["n_pairs"])
+
+    def statistics(self) -> dict:
+        """What the map is solved from: the cross-covariance of the accumulated pairs, the sums
+        of each side, the sum of norm products and the number of pairs. Statistics of parts of
+        a corpus add up (:meth:`merge`) to those of the whole, up to float summation order."""
+        if self.cross_ is None:
+            return {"n_pairs": 0}
+        return {"cross": self.cross_, "sum_x": self.sum_x_, "sum_y": self.sum_y_,
+                "scale": self.scale_, "n_pairs": self.n_pairs_}
+
+    def merge(self, stats: dict) -> "ProcrustesAligner":
+        """Add the :meth:`statistics` of pairs accumulated elsewhere (another process, another
+        machine), without solving."""
+        if int(stats.get("n_pairs", 0)):
+            self._add(stats)
+        return self
+
+    def partial_fit(self, X, Y) -> "ProcrustesAligner":
+        """Accumulate anchor pairs: row ``i`` of ``X`` (Russian) pairs with row ``i`` of ``Y``."""
+        return self.add_pairs(X, Y).solve()
 
     def fit(self, X, Y) -> "ProcrustesAligner":
         """Fit on anchor pairs (rows of ``X`` Russian, of ``Y`` English)."""
         return self.reset().partial_fit(X, Y)
 
-    def _solve(self) -> "ProcrustesAligner":
+    def solve(self) -> "ProcrustesAligner":
+        """Solve for the map from the accumulated pairs (and the prior)."""
+        if self.cross_ is None:
+            raise XLScoreError("no anchor pairs to fit an alignment on")
         n = self.n_pairs_
         d_x, d_y = self.cross_.shape
         self.mean_x_ = self.sum_x_ / max(n, 1) if self.center else np.zeros(d_x)

@@ -1,6 +1,6 @@
 """The ``xlscore`` command line: a thin layer over the public API.
 
-Commands: ``score``, ``rank``, ``fit``, ``evaluate``, ``plot alignment``, ``lexicon build|lookup``,
+Commands: ``score``, ``rank``, ``batch`` (:mod:`xlscore.cli_batch`), ``fit``, ``evaluate``, ``plot alignment``, ``lexicon build|lookup``,
 ``embed``. Errors a user can cause print one line (``xlscore: error: ...``) and exit with
 status 2; warnings print one line each (``xlscore: warning: ...``).
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from . import __version__
+from .cli_batch import add_batch_parser
 from .errors import InputError, XLScoreError
 from .writers import WRITERS, resume_state
 
@@ -111,10 +112,8 @@ def _layer(value: str | None):
     raise XLScoreError(f"--layer {value!r}: give one layer or two (EN,RU)")
 
 
-def build_scorer(args: argparse.Namespace):
-    """An :class:`~xlscore.XLScorer` from the command-line options."""
-    from .scorer import XLScorer
-
+def scorer_options(args: argparse.Namespace) -> dict:
+    """The :class:`~xlscore.XLScorer` keyword arguments the command-line options give."""
     cfg = dict(PRESETS[args.preset])
     if args.multilingual and (args.en_model or args.ru_model):
         raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
@@ -138,10 +137,16 @@ def build_scorer(args: argparse.Namespace):
         if "multilingual" in cfg:
             raise XLScoreError("--alignment does not apply to a single multilingual encoder")
         cfg["alignment"] = args.alignment
-    return XLScorer(**cfg, layer=_layer(args.layer), lexicon=args.lexicon,
-                    variant=args.variant, idf=args.idf, rescale=args.rescale,
-                    batch_size=args.batch_size, device=args.device,
-                    precision=args.precision)
+    return {**cfg, "layer": _layer(args.layer), "lexicon": args.lexicon,
+            "variant": args.variant, "idf": args.idf, "rescale": args.rescale,
+            "batch_size": args.batch_size, "device": args.device, "precision": args.precision}
+
+
+def build_scorer(args: argparse.Namespace):
+    """An :class:`~xlscore.XLScorer` from the command-line options."""
+    from .scorer import XLScorer
+
+    return XLScorer(**scorer_options(args))
 
 
 def _read(path: str, column: str | None, allow_empty: bool) -> list[str]:
@@ -515,6 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
     _add_model_options(p)
     p.set_defaults(func=cmd_rank)
+
+    add_batch_parser(sub, _add_model_options)
 
     p = sub.add_parser("fit", help="fit an alignment on a corpus and save it",
                        description="Fit the Procrustes map on the anchor pairs of a corpus "

@@ -13,10 +13,13 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``est:NAME#digest`` names it in signatures.
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
-(sources, translations), ``save`` and ``load``. Predictions are deterministic and do not
-depend on input order or on ``batch_size`` beyond float rounding: each distinct pair is
-encoded once, in batches of pairs of similar length, without any other pair's padding
-reaching it.
+(sources, translations), ``save`` and ``load``. Predictions are deterministic and bit-identical
+whatever else is predicted with them (input order, batch size, the rest of the corpus, the
+block a distributed job hands a worker, the number of threads): each distinct pair is encoded
+once, and every forward pass has a shape that depends only on the pair's own length
+(:func:`batch_shape`). Matrix kernels round differently for different shapes (in bfloat16 by
+up to 0.006), so a batch of whatever happened to be at hand would make a pair's score depend
+on its neighbours.
 """
 from __future__ import annotations
 
@@ -50,6 +53,21 @@ PRECISIONS = ("auto", "fp32", "bf16")
 #: longest pair (in pieces, special tokens included) read at prediction time (or the model's
 #: limit if lower); longer pairs are cut, the longer side first, with a warning
 PREDICT_MAX_LENGTH = 512
+#: padded widths of forward passes are multiples of this many pieces
+WIDTH_STEP = 16
+#: pieces per forward pass (rows x width) on each kind of device
+TOKENS_PER_PASS = {"cpu": 1024, "cuda": 16384}
+
+
+def batch_shape(length: int, device_type: str = "cpu", max_length: int = PREDICT_MAX_LENGTH
+                ) -> tuple[int, int]:
+    """``(rows, width)`` of the forward passes that carry a sequence of ``length`` pieces: the
+    length rounded up to :data:`WIDTH_STEP` (at most ``max_length``), and as many rows as fit
+    the device's :data:`TOKENS_PER_PASS` (at least one). Passes are filled up to ``rows`` with
+    copies of a real row, so the shape never depends on what else is being predicted."""
+    width = min(max(WIDTH_STEP, -(-length // WIDTH_STEP) * WIDTH_STEP), max_length)
+    budget = TOKENS_PER_PASS.get(device_type, TOKENS_PER_PASS["cpu"])
+    return max(1, budget // width), width
 
 
 @dataclass(frozen=True)
@@ -122,20 +140,16 @@ class QualityEstimator:
     """
 
     def __init__(self, base: str = "pack:e5-small", *, recipe: Recipe | None = None,
-                 device: str | torch.device | None = None, precision: str = "auto",
-                 batch_size: int = 32) -> None:
+                 device: str | torch.device | None = None, precision: str = "auto") -> None:
         from .encoders import _resolve_device, load_pretrained, max_tokens, model_fingerprint
 
         if precision not in PRECISIONS:
             raise XLScoreError(f"unknown precision {precision!r}: use one of "
                                + ", ".join(PRECISIONS))
-        if batch_size < 1:
-            raise XLScoreError("batch_size must be at least 1")
         self.base = os.fspath(base)
         self.recipe = recipe or Recipe()
         self.device = _resolve_device(device)
         self.precision = precision
-        self.batch_size = int(batch_size)
         encoder, self.tokenizer, pack = load_pretrained(self.base)
         self.prefix = pack.prefix if pack else ""
         self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
@@ -197,9 +211,12 @@ class QualityEstimator:
                 full[i] = ids
         return full, cut
 
-    def _batch(self, seqs: Sequence[Sequence[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    def _batch(self, seqs: Sequence[Sequence[int]], width: int | None = None
+               ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Piece ids and attention mask of ``seqs``, padded to ``width`` (default: the
+        longest)."""
         pad = self.tokenizer.pad_token_id or 0
-        width = max(len(s) for s in seqs)
+        width = max(len(s) for s in seqs) if width is None else width
         ids = torch.full((len(seqs), width), pad, dtype=torch.long)
         mask = torch.zeros((len(seqs), width), dtype=torch.long)
         for r, s in enumerate(seqs):
@@ -229,9 +246,14 @@ class QualityEstimator:
             warnings.warn(f"{len(cut)} pair(s) longer than {self.max_length} pieces were cut "
                           f"before estimation (segments {where})", LongInputWarning,
                           stacklevel=2)
-        # length-sorted batches; ties broken by the text, so batches do not depend on the
-        # input order
-        sequence = sorted(range(len(unique)), key=lambda k: (len(ids[k]), unique[k]))
+        # passes of one shape per width (batch_shape), rows in text order; a pass that is
+        # not full is filled with copies of its last row
+        shapes: dict[tuple[int, int], list[int]] = {}
+        for k in sorted(range(len(unique)), key=lambda k: (len(ids[k]), unique[k])):
+            shapes.setdefault(batch_shape(len(ids[k]), self.device.type, self.max_length),
+                              []).append(k)
+        passes = [(width, members[s:s + rows]) for (rows, width), members in shapes.items()
+                  for s in range(0, len(members), rows)]
         out = np.zeros(len(unique), dtype=np.float64)
         dtype = self.dtype
         from tqdm.auto import tqdm
@@ -239,11 +261,13 @@ class QualityEstimator:
         self.model.eval()
         with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype,
                                                     enabled=dtype is not None):
-            for s in tqdm(range(0, len(sequence), self.batch_size), desc="estimating",
-                          unit="batch", disable=not progress, leave=False):
-                rows = sequence[s:s + self.batch_size]
-                pred = self.model(*self._batch([ids[k] for k in rows]))
-                out[rows] = pred.float().cpu().numpy()
+            for width, members in tqdm(passes, desc="estimating", unit="batch",
+                                       disable=not progress, leave=False):
+                rows = batch_shape(width, self.device.type, self.max_length)[0]
+                seqs = [ids[k] for k in members]
+                seqs += [seqs[-1]] * (rows - len(seqs))
+                pred = self.model(*self._batch(seqs, width))
+                out[members] = pred[:len(members)].float().cpu().numpy()
         return out[order] if order else np.zeros(0)
 
     # ------------------------------------------------------------------ training
@@ -386,7 +410,7 @@ class QualityEstimator:
 
     @classmethod
     def load(cls, spec: str | os.PathLike = DEFAULT, *, device: str | torch.device | None = None,
-             precision: str = "auto", batch_size: int = 32) -> "QualityEstimator":
+             precision: str = "auto") -> "QualityEstimator":
         """A trained estimator: ``"default"`` or a shipped name, or a saved ``.safetensors``
         file. Its base model is loaded (offline for packs) and checked to be the one it was
         trained on; a shipped file must match its recorded digest."""
@@ -418,7 +442,7 @@ class QualityEstimator:
         if missing:
             raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
         est = cls(meta["base"], recipe=Recipe.from_dict(meta["recipe"]), device=device,
-                  precision=precision, batch_size=batch_size)
+                  precision=precision)
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(f"{path} was trained on {meta['base']} with fingerprint "
                              f"{meta['base_fingerprint']}, but the installed one is "

@@ -8,7 +8,7 @@ A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's encoders 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import torch
 
@@ -42,33 +42,41 @@ class MapFitting:
                         "encoders": {"en": self.en.describe(), "ru": self.ru.describe()}}
         return aligner
 
-    @staticmethod
-    def _accumulate(aligner: ProcrustesAligner, corpus: PreparedCorpus) -> None:
-        """Add a corpus's anchor pairs to an aligner's cross-covariance."""
+    def map_statistics(self, corpus: PreparedCorpus) -> dict:
+        """The anchor-pair statistics of a prepared corpus that a corpus map is solved from
+        (:meth:`ProcrustesAligner.statistics`). Statistics of the parts of a corpus, computed
+        anywhere, give through :meth:`map_from_statistics` the map of the whole."""
+        aligner = ProcrustesAligner(center=self.align_center, normalize=self.align_normalize)
         xs, ys = [], []
         for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors):
             if len(anchors):
                 xs.append(mt.vectors[anchors.ru])
                 ys.append(src.vectors[anchors.en])
         if xs:
-            aligner.partial_fit(torch.cat(xs), torch.cat(ys))
+            aligner.add_pairs(torch.cat(xs), torch.cat(ys))
+        return aligner.statistics()
 
-    @staticmethod
-    def _finish(aligner: ProcrustesAligner) -> ProcrustesAligner:
-        """An aligner that saw no anchor pair is its prior (or an error without one)."""
-        if aligner.W_ is None:
-            if aligner.prior is None:
-                raise XLScoreError("no anchor pairs to fit an alignment on")
-            aligner.W_ = aligner.prior.W_
-            aligner.mean_x_, aligner.mean_y_ = aligner.prior.mean_x_, aligner.prior.mean_y_
-            aligner.reliable = aligner.prior.reliable
+    def map_from_statistics(self, parts: Iterable[dict], *, prior: bool = True,
+                            progress: bool = False) -> ProcrustesAligner:
+        """The corpus map (refined from the dictionary map unless ``prior=False``) solved from
+        the summed :meth:`map_statistics` of a corpus's parts; with no anchor pair at all, the
+        dictionary map itself."""
+        aligner = self._new_corpus_aligner(prior, progress)
+        for stats in parts:
+            aligner.merge(stats)
+        if aligner.n_pairs_:
+            return aligner.solve()
+        if aligner.prior is None:
+            raise XLScoreError("no anchor pairs to fit an alignment on")
+        aligner.W_ = aligner.prior.W_
+        aligner.mean_x_, aligner.mean_y_ = aligner.prior.mean_x_, aligner.prior.mean_y_
+        aligner.reliable = aligner.prior.reliable
         return aligner
 
     def _corpus_aligner(self, corpus: PreparedCorpus, progress: bool = False,
                         prior: bool = True) -> ProcrustesAligner:
-        aligner = self._new_corpus_aligner(prior, progress)
-        self._accumulate(aligner, corpus)
-        return self._finish(aligner)
+        return self.map_from_statistics([self.map_statistics(corpus)], prior=prior,
+                                        progress=progress)
 
     def fit_map(self, sources: Sequence[str], systems: Sequence[str] | Mapping[str, Sequence[str]],
                 *, chunk_size: int = CHUNK_PAIRS, progress: bool = False) -> ProcrustesAligner:
@@ -77,10 +85,10 @@ class MapFitting:
         if self.multilingual:
             raise XLScoreError("a single multilingual encoder needs no alignment")
         sources, systems = check_corpus(sources, systems)
-        aligner = self._new_corpus_aligner(True, progress)
-        for a, b in segment_chunks(len(sources), len(systems), chunk_size):
-            self._accumulate(aligner, self.prepare(*segment_pairs(sources, systems, a, b)))
-        return self._finish(aligner)
+        return self.map_from_statistics(
+            (self.map_statistics(self.prepare(*segment_pairs(sources, systems, a, b)))
+             for a, b in segment_chunks(len(sources), len(systems), chunk_size)),
+            progress=progress)
 
     def fit(self, sources: Sequence[str], translations: Sequence[str] | Mapping[str, Sequence[str]],
             *, chunk_size: int = CHUNK_PAIRS, progress: bool = False) -> Self:

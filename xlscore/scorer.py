@@ -136,8 +136,7 @@ class XLScorer(MapFitting, Weighting):
         if estimator is None or isinstance(estimator, QualityEstimator):
             self.estimator = estimator
         else:
-            self.estimator = QualityEstimator.load(estimator, device=device, precision=precision,
-                                                   batch_size=batch_size)
+            self.estimator = QualityEstimator.load(estimator, device=device, precision=precision)
         self.lexicon = Lexicon.load(lexicon)
         self.translator = make_translator(translator, self.lexicon)
         self.idf, self.rescale = idf, rescale

@@ -1,0 +1,199 @@
+"""``xlscore batch`` on a local 2-CPU Ray: the same numbers as ``xlscore score``, restarts
+that neither redo nor duplicate, bad rows flagged, refused options, nothing in the home
+folder."""
+import json
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import DEMO
+from xlscore.cli import main
+from xlscore.distributed import ray_session, score_dataset
+from xlscore.errors import XLScoreError
+
+SOURCES = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
+ENGINES = {f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
+           for k in range(1, 5)}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("home")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray(home, tmp_path_factory):
+    """One local Ray (2 CPUs, as on the CI machine) for the module, started the way
+    ``xlscore batch`` starts it, with HOME pointing at an empty folder."""
+    saved = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    temp = tmp_path_factory.mktemp("r", numbered=True)
+    try:
+        with ray_session(cpus=2, temp_dir=temp) as ray:
+            yield ray
+    finally:
+        os.environ["HOME"] = saved
+
+
+@pytest.fixture(scope="module")
+def tiny_config(wordpiece_dir, unigram_dir):
+    return {"en_model": str(wordpiece_dir), "ru_model": str(unigram_dir), "estimator": None}
+
+
+def demo_inputs(folder):
+    """The demo as pairs in three formats: engines 1-2 in JSON lines, 3 in TSV, 4 in
+    Parquet; rows segment-major within each file."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def rows(names):
+        return [{"source": s, "translation": ENGINES[e][i], "engine": e}
+                for i, s in enumerate(SOURCES) for e in names]
+
+    (folder / "a.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
+                                            for r in rows(["engine1", "engine2"])),
+                                    encoding="utf-8")
+    (folder / "b.tsv").write_text("engine\tsource\ttranslation\n" + "".join(
+        f"{r['engine']}\t{r['source']}\t{r['translation']}\n" for r in rows(["engine3"])),
+        encoding="utf-8")
+    pq.write_table(pa.Table.from_pylist([{**r, "id": f"seg{i + 1}"}
+                                         for i, r in enumerate(rows(["engine4"]))]),
+                   folder / "c.parquet")
+    return folder
+
+
+def by_key(table) -> dict:
+    """Output rows by (engine, source segment number)."""
+    out = {}
+    for r in table.to_pylist():
+        if r["id"].startswith("seg"):
+            seg = int(r["id"][3:])
+        else:
+            path, line = r["id"].rsplit(":", 1)
+            line = int(line) - (1 if path.endswith(".tsv") else 0)
+            seg = (line - 1) // (2 if path.endswith(".jsonl") else 1) + 1
+        assert (r["engine"], seg) not in out
+        out[(r["engine"], seg)] = r
+    return out
+
+
+def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
+    """The default scorer (estimator, corpus map fitted from the units' statistics) through
+    the command line, 2 workers, 20 rows per unit: every pair as `xlscore score` scores it."""
+    inputs = demo_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    assert main(["batch", str(inputs), "-o", str(out), "--workers", "2",
+                 "--rows-per-file", "7", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "48 rows in 8 files" in err
+    json_out = tmp_path / "score.jsonl"
+    assert main(["score", "-s", str(DEMO / "source.en"),
+                 *sum((["-t", str(DEMO / f"{e}.ru")] for e in ENGINES), []),
+                 "--format", "json", "-o", str(json_out), "--quiet"]) == 0
+    lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
+    local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
+    signature = next(d["signature"] for d in lines if "system" in d)
+    table = pq.read_table(out)
+    assert table.num_rows == 48
+    batch = by_key(table)
+    assert set(batch) == set(local)
+    for key, want in local.items():
+        got = batch[key]
+        for col in ("score", "estimate", "f1", "precision", "recall", "foreign"):
+            assert got[col] == pytest.approx(want[col], abs=1e-5), (key, col)
+        for col in ("n_anchors", "anchors", "flags", "unmatched_source", "foreign_words",
+                    "numbers_missing", "numbers_added"):
+            assert got[col] == want[col], (key, col)
+        assert got["error"] is None
+    meta = pq.read_schema(next(out.glob("part-*.parquet"))).metadata
+    batch_sig = meta[b"xlscore.signature"].decode()
+    # the same settings; the corpus map's digest may differ in the last float bits only
+    assert batch_sig.rsplit("#", 1)[0] == signature.rsplit("#", 1)[0]
+    manifest = json.loads((out / "_xlscore_job.json").read_text())
+    assert manifest["complete"] and manifest["signature"] == batch_sig
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tiny_config):
+    inputs = demo_inputs(tmp_path / "in")
+    clean = score_dataset(inputs, tmp_path / "clean", scorer=tiny_config, workers=2,
+                          rows_per_file=5)
+    assert clean.units == 11 and clean.skipped_units == 0
+    seen = []
+
+    def stop_after_three(report):
+        seen.append(report.unit)
+        if len(seen) == 3:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        score_dataset(inputs, tmp_path / "again", scorer=tiny_config, workers=2,
+                      rows_per_file=5, on_unit=stop_after_three)
+    assert len(list((tmp_path / "again").glob("part-*.parquet"))) == 3
+    written = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "again").glob("part-*")}
+    written["_xlscore_map.npz"] = (tmp_path / "again" / "_xlscore_map.npz").stat().st_mtime_ns
+    resumed = score_dataset(inputs, tmp_path / "again", scorer=tiny_config, workers=2,
+                            rows_per_file=5)
+    assert resumed.skipped_units == 3 and len(resumed.reports) == 8
+    for name, mtime in written.items():    # finished files and the map were not made again
+        assert (tmp_path / "again" / name).stat().st_mtime_ns == mtime
+    a, b = pq.read_table(tmp_path / "clean"), pq.read_table(tmp_path / "again")
+    assert a.num_rows == b.num_rows == 48
+    assert a.column("id").to_pylist() == b.column("id").to_pylist()
+    assert np.allclose(a.column("score").to_numpy(), b.column("score").to_numpy(), atol=1e-6)
+    # other settings into the same folder: refused, unless told to overwrite
+    with pytest.raises(XLScoreError, match="holds the output of another job"):
+        score_dataset(inputs, tmp_path / "again", scorer={**tiny_config, "variant": "all"},
+                      rows_per_file=5)
+    again = score_dataset(inputs, tmp_path / "again", scorer={**tiny_config, "variant": "all"},
+                          rows_per_file=50, overwrite=True)
+    assert again.skipped_units == 0 and len(list((tmp_path / "again").glob("part-*"))) == 3
+
+
+def test_bad_rows_are_flagged_and_the_job_finishes(tmp_path, tiny_config, capsys):
+    path = tmp_path / "in.jsonl"
+    good = json.dumps({"source": "The cat sat.", "translation": "Кот сидел."},
+                      ensure_ascii=False).encode()
+    path.write_bytes(b"\n".join([good, b'{"source": "x", "translation": "\xfe"}', good,
+                                 b"not json", good]) + b"\n")
+    code = main(["batch", str(path), "-o", str(tmp_path / "out"), "--quiet",
+                 "--en-model", tiny_config["en_model"], "--ru-model", tiny_config["ru_model"],
+                 "--estimator", "none", "--keep-text"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "2 rows not scored" in err and "line 2: invalid UTF-8" in err
+    rows = pq.read_table(tmp_path / "out").to_pylist()
+    assert [r["error"] is None for r in rows] == [True, False, True, False, True]
+    assert rows[1]["score"] is None and rows[0]["score"] is not None
+    assert rows[0]["translation"] == "Кот сидел." and "line 4: invalid JSON" in rows[3]["error"]
+
+
+def test_settings_batch_cannot_reproduce_are_refused(tmp_path, tiny_config, capsys):
+    inputs = demo_inputs(tmp_path / "in")
+    for option in ("idf", "rescale"):
+        with pytest.raises(XLScoreError, match=f"does not support {option}"):
+            score_dataset(inputs, tmp_path / "o", scorer={**tiny_config, option: True})
+    assert main(["batch", str(inputs), "-o", str(tmp_path / "o"), "--estimator", "none",
+                 "--consensus"]) == 2
+    assert "refuses --consensus" in capsys.readouterr().err
+    assert main(["batch", str(tmp_path / "nowhere.jsonl"), "-o", str(tmp_path / "o")]) == 2
+    assert "nowhere.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_without_ray_batch_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    from xlscore import distributed
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(XLScoreError, match=r'pip install "xlscore\[ray\]"'):
+        distributed._import_ray()
+
+
+def test_nothing_was_written_to_the_home_folder(home):
+    # the module's jobs ran on a local Ray started with HOME here: no ~/.ray/auth_token
+    assert list(home.iterdir()) == []
