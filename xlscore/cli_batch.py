@@ -54,8 +54,8 @@ def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser],
                    help="CPUs Ray reserves per actor (default: 1, or less where the actors "
                         "would leave no CPU to read with)")
     p.add_argument("--threads", type=_count,
-                   help="torch threads per actor (default: this machine's CPUs / workers on a "
-                        "local instance, else the CPUs per worker)")
+                   help="torch threads per actor (default: the node's CPUs / workers on a "
+                        "one-node Ray, else the CPUs per worker)")
     p.add_argument("--rows-per-file", type=_count, default=ROWS_PER_FILE,
                    help=f"rows per work unit and output file (default {ROWS_PER_FILE})")
     p.add_argument("--source-col", default="source", help="column of sources (default source)")

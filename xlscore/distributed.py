@@ -287,7 +287,7 @@ def score_dataset(inputs: str | os.PathLike | Sequence[str | os.PathLike],
     done = finished_units(out, key, units)
     with ray_session(ray_address, temp_dir=temp_dir) as ray:
         pool = _pool_options(ray, workers, gpus_per_worker, cpus_per_worker,
-                             threads_per_worker, ray_address is None)
+                             threads_per_worker)
         extras = {"columns": vars(columns), "allow_empty": allow_empty, "keep_text": keep_text}
         est = config.get("estimator")
         if isinstance(est, (str, os.PathLike)) and str(est).endswith(".safetensors"):
@@ -306,16 +306,18 @@ def score_dataset(inputs: str | os.PathLike | Sequence[str | os.PathLike],
     return summary
 
 
-def _pool_options(ray, workers: int, gpus: float, cpus: float | None, threads: int | None,
-                  local: bool) -> dict:
-    """Resources of each actor and its torch threads."""
+def _pool_options(ray, workers: int, gpus: float, cpus: float | None,
+                  threads: int | None) -> dict:
+    """Resources of each actor and its torch threads (default: on a one-node Ray, the
+    node's CPUs shared among the workers; on a cluster, the CPUs each worker reserves)."""
     available = float(ray.cluster_resources().get("CPU", 1.0))
     if cpus is None:
         # a whole CPU each where one is left over to read and to run Ray's own tasks, else
         # a share of what remains (a 2-actor job on 2 CPUs would otherwise starve the reads)
         cpus = 1.0 if available >= workers + 1 else max(0.1, min(1.0, (available - 1) / workers))
     if threads is None:
-        threads = max(1, int(available // workers)) if local else max(1, round(cpus))
+        one_node = len([n for n in ray.nodes() if n.get("Alive")]) == 1
+        threads = max(1, int(available // workers)) if one_node else max(1, round(cpus))
     if gpus and float(ray.cluster_resources().get("GPU", 0.0)) < gpus:
         raise XLScoreError(f"--gpus-per-worker {gpus:g}, but the Ray cluster has "
                            f"{ray.cluster_resources().get('GPU', 0):g} GPUs")
