@@ -192,6 +192,10 @@ def test_without_ray_batch_says_how_to_install_it(tmp_path, monkeypatch, capsys)
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(XLScoreError, match=r'pip install "xlscore\[ray\]"'):
         distributed._import_ray()
+    # through the command line, before any model is loaded
+    assert main(["batch", str(DEMO / "demo.tsv"), "-o", str(tmp_path / "o")]) == 2
+    assert 'pip install "xlscore[ray]"' in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
 
 
 def test_nothing_was_written_to_the_home_folder(home):

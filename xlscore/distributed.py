@@ -272,6 +272,7 @@ def score_dataset(inputs: str | os.PathLike | Sequence[str | os.PathLike],
     from .scorer import XLScorer
 
     t0 = time.perf_counter()
+    _import_ray()                         # before anything slow: say at once if Ray is missing
     config = _checked_config(scorer)
     if workers < 1:
         raise XLScoreError("workers must be at least 1")
