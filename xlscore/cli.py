@@ -1,8 +1,9 @@
 """The ``xlscore`` command line: a thin layer over the public API.
 
-Commands: ``score``, ``rank``, ``batch`` (:mod:`xlscore.cli_batch`), ``fit``, ``evaluate``, ``plot alignment``, ``lexicon build|lookup``,
-``embed``. Errors a user can cause print one line (``xlscore: error: ...``) and exit with
-status 2; warnings print one line each (``xlscore: warning: ...``).
+Commands: ``score``, ``rank``, ``batch`` (:mod:`xlscore.cli_batch`), ``fit``, ``evaluate``,
+``plot alignment``, ``lexicon build|lookup``, ``embed``. Errors a user can cause print one
+line (``xlscore: error: ...``) and exit with status 2; warnings print one line each
+(``xlscore: warning: ...``).
 """
 from __future__ import annotations
 
@@ -17,22 +18,13 @@ from typing import Sequence, TextIO
 
 from . import __version__
 from .cli_batch import add_batch_parser
+from .cliargs import at_least
 from .errors import InputError, XLScoreError
 from .writers import WRITERS, resume_state
 
 EXIT_USAGE = 2
 
 
-def _positive(minimum: int):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
-        return value
-    return parse
 PRESETS = {
     "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small",
                 "estimator": "default"},
@@ -80,7 +72,7 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--alignment", metavar="corpus|dictionary|PATH",
                    help="corpus: the dictionary map refined on the input's anchors (default); "
                         "dictionary: the dictionary map alone; PATH: a map saved by `xlscore fit`")
-    g.add_argument("--batch-size", type=_positive(1), default=32, help="sentences per batch (default 32)")
+    g.add_argument("--batch-size", type=at_least(1), default=32, help="sentences per batch (default 32)")
     g.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
 
 
@@ -503,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write here instead of standard output")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted run into the same --output file")
-    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS,
+    p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS,
                    help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})")
     _add_model_options(p)
     p.set_defaults(func=cmd_score)
@@ -516,8 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--output", "-o", help="write here instead of standard output")
     p.add_argument("--segments", action="store_true", help="also list each segment's ranking")
-    p.add_argument("--n-boot", type=_positive(1), default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    p.add_argument("--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
     _add_model_options(p)
     p.set_defaults(func=cmd_rank)
 
@@ -529,7 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "--alignment PATH.")
     _add_io_options(p)
     p.add_argument("--save", required=True, metavar="PATH", help="where to save the map (.npz)")
-    p.add_argument("--chunk-size", type=_positive(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
     _add_model_options(p)
     p.set_defaults(func=cmd_fit)
 
@@ -542,8 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="TSV of judged translations")
     p.add_argument("--include-human", action="store_true",
                    help="rank human translations (is_human_translation = 1) with MT")
-    p.add_argument("--n-boot", type=_positive(1), default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--folds", type=_positive(2), default=5, help="cross-fitting folds (default 5)")
+    p.add_argument("--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--folds", type=at_least(2), default=5, help="cross-fitting folds (default 5)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_model_options(p)
@@ -562,7 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="the estimator's name in signatures (default: file stem)")
     p.add_argument("--base", default="pack:e5-small", help="model to fine-tune (default "
                                                            "pack:e5-small)")
-    p.add_argument("--max-sources", type=_positive(1), metavar="N",
+    p.add_argument("--max-sources", type=at_least(1), metavar="N",
                    help="use at most N sources of each data set (drawn at random with a fixed "
                         "seed; every translation of a drawn source is kept)")
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
@@ -603,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="pack:e5-small",
                    help="pack:NAME, a local folder or a hub name (default pack:e5-small)")
     p.add_argument("--layer", help="hidden layer (default: the pack's)")
-    p.add_argument("--batch-size", type=_positive(1), default=32)
+    p.add_argument("--batch-size", type=at_least(1), default=32)
     p.add_argument("--device")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--output", "-o", help="save vectors, offsets and words to this .npz file")

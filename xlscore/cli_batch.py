@@ -5,28 +5,9 @@ import argparse
 import sys
 from typing import Callable
 
+from .cliargs import at_least
 from .errors import XLScoreError
 from .pairfiles import ROWS_PER_FILE
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -46,17 +27,17 @@ def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser],
     p.add_argument("--ray", metavar="ADDRESS",
                    help="join a running Ray cluster ('auto', or HOST:PORT); default: start a "
                         "local Ray instance for this job")
-    p.add_argument("--workers", type=_count, default=1,
+    p.add_argument("--workers", type=at_least(1), default=1,
                    help="scoring actors, each with its own models (default 1)")
-    p.add_argument("--gpus-per-worker", type=_positive_float, default=0.0,
+    p.add_argument("--gpus-per-worker", type=at_least(0.0, float), default=0.0,
                    help="GPUs per actor (default 0; 1 = one actor per GPU)")
-    p.add_argument("--cpus-per-worker", type=_positive_float,
+    p.add_argument("--cpus-per-worker", type=at_least(0.0, float),
                    help="CPUs Ray reserves per actor (default: 1, or less where the actors "
                         "would leave no CPU to read with)")
-    p.add_argument("--threads", type=_count,
+    p.add_argument("--threads", type=at_least(1),
                    help="torch threads per actor (default: the node's CPUs / workers on a "
                         "one-node Ray, else the CPUs per worker)")
-    p.add_argument("--rows-per-file", type=_count, default=ROWS_PER_FILE,
+    p.add_argument("--rows-per-file", type=at_least(1), default=ROWS_PER_FILE,
                    help=f"rows per work unit and output file (default {ROWS_PER_FILE})")
     p.add_argument("--source-col", default="source", help="column of sources (default source)")
     p.add_argument("--translation-col", default="translation",

@@ -43,7 +43,7 @@ from typing import Callable, Iterator, Sequence
 
 from .errors import XLScoreError
 from .pairfiles import (ROWS_PER_FILE, PairColumns, Unit, discover, finished_units, job_key,
-                        plan_units, read_unit, unit_table, write_part)
+                        part_path, plan_units, read_unit, unit_table, write_part)
 
 #: the Ray versions this module is tested with (the ``ray`` extra pins the same)
 RAY_TESTED = "2.60"
@@ -108,6 +108,7 @@ class _Worker:
     """Base of the Ray actors: builds the scorer once per process."""
 
     def __init__(self, config: dict, threads: int | None, extras: dict) -> None:
+        import ray
         import torch
 
         from .scorer import XLScorer
@@ -116,14 +117,10 @@ class _Worker:
             torch.set_num_threads(int(threads))
         config = dict(config)
         if "estimator" in extras:             # a user-trained estimator sent by the driver
-            import ray
-
             path = Path(tempfile.mkdtemp(prefix="xlscore-est-")) / "estimator.safetensors"
             path.write_bytes(ray.get(extras["estimator"]))
             config["estimator"] = str(path)
         if "aligner" in extras:               # the map, sent once through the object store
-            import ray
-
             config["alignment"] = ray.get(extras["aligner"])
         self.columns = PairColumns(**extras["columns"])
         self.allow_empty = bool(extras["allow_empty"])
@@ -433,8 +430,6 @@ def _count_errors(out: Path, units: set[int]) -> int:
     """Error rows in the part files a previous run wrote."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
-
-    from .pairfiles import part_path
 
     return sum(int(pc.sum(pc.is_valid(pq.read_table(part_path(out, u), columns=["error"])
                                       .column("error"))).as_py() or 0) for u in units)

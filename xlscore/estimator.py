@@ -252,7 +252,7 @@ class QualityEstimator:
         for k in sorted(range(len(unique)), key=lambda k: (len(ids[k]), unique[k])):
             shapes.setdefault(batch_shape(len(ids[k]), self.device.type, self.max_length),
                               []).append(k)
-        passes = [(width, members[s:s + rows]) for (rows, width), members in shapes.items()
+        passes = [(rows, width, members[s:s + rows]) for (rows, width), members in shapes.items()
                   for s in range(0, len(members), rows)]
         out = np.zeros(len(unique), dtype=np.float64)
         dtype = self.dtype
@@ -261,9 +261,8 @@ class QualityEstimator:
         self.model.eval()
         with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype,
                                                     enabled=dtype is not None):
-            for width, members in tqdm(passes, desc="estimating", unit="batch",
-                                       disable=not progress, leave=False):
-                rows = batch_shape(width, self.device.type, self.max_length)[0]
+            for rows, width, members in tqdm(passes, desc="estimating", unit="batch",
+                                             disable=not progress, leave=False):
                 seqs = [ids[k] for k in members]
                 seqs += [seqs[-1]] * (rows - len(seqs))
                 pred = self.model(*self._batch(seqs, width))

@@ -23,8 +23,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from .errors import InputError
 
 PARQUET = (".parquet", ".pq")
@@ -111,8 +109,10 @@ def discover(inputs: Sequence[str | os.PathLike]) -> list[Path]:
     return files
 
 
-def _line_offsets(path: Path) -> np.ndarray:
+def _line_offsets(path: Path):
     """Byte offsets where each line of a file starts (and, last, the file's size)."""
+    import numpy as np
+
     starts = [np.zeros(1, dtype=np.int64)]
     offset = 0
     try:
@@ -129,7 +129,7 @@ def _line_offsets(path: Path) -> np.ndarray:
     return out
 
 
-def _first_line(path: Path, offsets: np.ndarray) -> str:
+def _first_line(path: Path, offsets) -> str:
     with open(path, "rb") as fh:
         raw = fh.read(int(offsets[1]) if len(offsets) > 1 else 0)
     raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
@@ -162,8 +162,8 @@ def plan_units(files: Sequence[Path], columns: PairColumns = PairColumns(),
             import pyarrow.parquet as pq
 
             try:
-                meta = pq.ParquetFile(path).metadata
-                names = pq.read_schema(path).names
+                f = pq.ParquetFile(path)
+                meta, names = f.metadata, f.schema_arrow.names
             except (OSError, ValueError) as err:
                 raise InputError(f"cannot read as Parquet: {err}", path=path) from None
             _check_columns(names, columns, path, "column")
@@ -245,9 +245,10 @@ def read_unit(unit: Unit, columns: PairColumns = PairColumns(), *,
     if unit.kind == "parquet":
         import pyarrow.parquet as pq
 
+        f = pq.ParquetFile(path)
         wanted = [c for c in (columns.source, columns.translation, columns.id, columns.engine)
-                  if c in pq.read_schema(path).names]
-        table = _parquet_rows(path, wanted, unit.start, unit.stop)
+                  if c in f.schema_arrow.names]
+        table = _parquet_rows(f, wanted, unit.start, unit.stop)
         for k, record in enumerate(table.to_pylist()):
             add(unit.first_line + k, record, None)
         return out
@@ -287,12 +288,11 @@ def read_unit(unit: Unit, columns: PairColumns = PairColumns(), *,
     return out
 
 
-def _parquet_rows(path: str, wanted: list[str], start: int, stop: int):
-    """Rows ``start..stop`` of a Parquet file, reading only the row groups that hold them."""
+def _parquet_rows(f, wanted: list[str], start: int, stop: int):
+    """Rows ``start..stop`` of an open ``pyarrow.parquet.ParquetFile``, reading only the row
+    groups that hold them."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    f = pq.ParquetFile(path)
     pieces, offset = [], 0
     for g in range(f.metadata.num_row_groups):
         n = f.metadata.row_group(g).num_rows
