@@ -18,7 +18,7 @@ whatever else is predicted with them (input order, batch size, the rest of the c
 block a distributed job hands a worker, the number of threads): each distinct pair is encoded
 once, and every forward pass has a shape that depends only on the pair's own length
 (:func:`batch_shape`). Matrix kernels round differently for different shapes (in bfloat16 by
-up to 0.006), so a batch of whatever happened to be at hand would make a pair's score depend
+the size of bfloat16 rounding), so a batch of whatever happened to be at hand would make a pair's score depend
 on its neighbours.
 """
 from __future__ import annotations
