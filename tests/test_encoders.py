@@ -20,7 +20,7 @@ def direct_hidden(enc: Encoder, text: str, layer: int) -> tuple[list[str], torch
 
 
 def test_wordpiece_pieces_merge_into_whole_words(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, layer=2)
+    enc = Encoder.load(wordpiece_dir, layer=2, precision="fp32")
     [wv] = enc.embed_words(["неровно сложенный кусок"])
     assert wv.words == ["неровно", "сложенный", "кусок"]
     tokens, hidden = direct_hidden(enc, "неровно сложенный кусок", 2)
@@ -38,7 +38,7 @@ def test_sentencepiece_gives_the_same_words_as_wordpiece(wordpiece_dir, unigram_
 
 
 def test_piece_straddling_two_words_goes_to_both(unigram_dir):
-    enc = Encoder.load(unigram_dir, layer=1)
+    enc = Encoder.load(unigram_dir, layer=1, precision="fp32")
     text = "сло, x"
     tokens, hidden = direct_hidden(enc, text, 1)
     # the tokenizer's vocabulary makes "о," one piece across the word "сло" and the comma
@@ -52,7 +52,7 @@ def test_piece_straddling_two_words_goes_to_both(unigram_dir):
 
 
 def test_layer_numbering(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir)
+    enc = Encoder.load(wordpiece_dir, precision="fp32")
     assert enc.n_layers == 3 and enc.layer == 2          # default: three quarters of 3
     text = "the cat sat on the mat"
     for layer, resolved in [(0, 0), (1, 1), (3, 3), (-1, 3), (-4, 0)]:
@@ -66,17 +66,48 @@ def test_layer_numbering(wordpiece_dir):
             enc.with_layer(bad)
 
 
-def test_batch_size_order_and_duplicates_do_not_change_vectors(unigram_dir):
-    enc = Encoder.load(unigram_dir)
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir, precision):
+    """Bit-identical vectors whatever else is embedded, in whatever order, on 1 or 2 threads:
+    each pass has a shape fixed by the sentence's own length."""
+    enc = Encoder.load(unigram_dir, precision=precision)
+    assert enc.precision == precision
     sents = ["сло, x", "the cats", "неровно сложенный кусок, a b", "x", "a", "the cats",
              "что-то", "кусок " * 9]
-    ref = enc.embed_words(sents, batch_size=1)
-    for bs in (2, 3, 64):
-        other = enc.embed_words(sents[::-1], batch_size=bs)[::-1]
-        for a, b in zip(ref, other):
-            assert a.words == b.words
-            assert torch.allclose(a.vectors, b.vectors, atol=1e-5)
+    ref = enc.embed_words(sents)
+    filler = [f"кусок {i} a" for i in range(70)]         # fills passes of the short widths
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        crowded = enc.embed_words(filler + sents[::-1])[len(filler):][::-1]
+    finally:
+        torch.set_num_threads(threads)
+    alone = [enc.embed_words([s])[0] for s in sents]
+    for a, b, c in zip(ref, crowded, alone):
+        assert a.words == b.words == c.words
+        assert torch.equal(a.vectors, b.vectors) and torch.equal(a.vectors, c.vectors)
     assert torch.equal(ref[1].vectors, ref[5].vectors)
+
+
+def test_fast_precisions_stay_close_to_fp32(unigram_dir):
+    sents = ["неровно сложенный кусок, a b", "the cats", "что-то"]
+    exact = Encoder.load(unigram_dir, precision="fp32").embed_words(sents)
+    for precision, tol in (("bf16", 0.1), ("int8", 0.2)):
+        enc = Encoder.load(unigram_dir, precision=precision)
+        assert enc.describe()["precision"] == precision
+        for a, b in zip(exact, enc.embed_words(sents)):
+            cos = torch.nn.functional.cosine_similarity(a.vectors, b.vectors)
+            assert (1 - cos).max() < tol, precision
+    assert Encoder.load(unigram_dir, precision="auto").precision in ("fp32", "bf16")
+
+
+def test_unknown_or_impossible_precision_is_refused(unigram_dir):
+    with pytest.raises(ModelError, match="unknown precision 'int4'"):
+        Encoder.load(unigram_dir, precision="int4")
+    with pytest.raises(ModelError, match="CPU only"):
+        from xlscore.precision import resolve
+
+        resolve("int8", torch.device("cuda"))
 
 
 def test_empty_and_invisible_sentences_give_no_words(wordpiece_dir):
@@ -123,7 +154,7 @@ def test_windows_cover_every_piece_once():
 
 
 def test_prefix_pieces_are_not_words(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, prefix="x ")
+    enc = Encoder.load(wordpiece_dir, prefix="x ", precision="fp32")
     [wv] = enc.embed_words(["the cat"])
     assert wv.words == ["the", "cat"]
     tokens, hidden = direct_hidden(enc, "the cat", enc.layer)
@@ -174,11 +205,11 @@ def test_several_layers_in_one_pass_equal_single_layers(wordpiece_dir):
     for layer in (0, 1, -1):
         single = enc.with_layer(layer).embed_words(sents)
         for a, b in zip(many[layer], single):
-            assert a.words == b.words and torch.allclose(a.vectors, b.vectors, atol=1e-6)
+            assert a.words == b.words and torch.equal(a.vectors, b.vectors)
 
 
 def test_sentence_embeddings_mean_every_token(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir)
+    enc = Encoder.load(wordpiece_dir, precision="fp32")
     emb = enc.embed_sentences(["the cat sat", "", "the cat sat"])
     batch = enc.tokenizer(["the cat sat"], return_tensors="pt")
     with torch.inference_mode():

@@ -314,7 +314,7 @@ def dictionary_alignment(en_encoder, ru_encoder, lexicon, *, center: bool = Fals
 
 def _single_word_vectors(encoder, words: list[str], progress: bool) -> dict[str, torch.Tensor]:
     out = {}
-    for word, wv in zip(words, encoder.embed_words(words, batch_size=256, progress=progress)):
+    for word, wv in zip(words, encoder.embed_words(words, progress=progress)):
         if len(wv) == 1:
             out[word] = wv.vectors[0]
     return out

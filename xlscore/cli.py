@@ -20,6 +20,7 @@ from . import __version__
 from .cli_batch import add_batch_parser
 from .cliargs import at_least
 from .errors import InputError, XLScoreError
+from .precision import PRECISIONS
 from .writers import WRITERS, resume_state
 
 EXIT_USAGE = 2
@@ -47,9 +48,10 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
                    help="quality estimator whose prediction is the score: 'default' (the "
                         "shipped one; the offline preset's), a .safetensors file from "
                         "`xlscore train`, or 'none' for the paper's F1")
-    g.add_argument("--precision", choices=["auto", "fp32", "bf16"], default="auto",
-                   help="the estimator's arithmetic: auto (bfloat16 where the processor "
-                        "computes in it, else float32; default), fp32 (exact), bf16")
+    g.add_argument("--precision", choices=list(PRECISIONS), default="auto",
+                   help="arithmetic of the encoders and the estimator: auto (bfloat16 where "
+                        "the hardware computes in it, else float32; default), fp32 (exact), "
+                        "bf16, fp16 (GPU), int8 (CPU, dynamic quantization)")
     g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--multilingual", metavar="MODEL",
@@ -72,7 +74,6 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--alignment", metavar="corpus|dictionary|PATH",
                    help="corpus: the dictionary map refined on the input's anchors (default); "
                         "dictionary: the dictionary map alone; PATH: a map saved by `xlscore fit`")
-    g.add_argument("--batch-size", type=at_least(1), default=32, help="sentences per batch (default 32)")
     g.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
 
 
@@ -131,7 +132,7 @@ def scorer_options(args: argparse.Namespace) -> dict:
         cfg["alignment"] = args.alignment
     return {**cfg, "layer": _layer(args.layer), "lexicon": args.lexicon,
             "variant": args.variant, "idf": args.idf, "rescale": args.rescale,
-            "batch_size": args.batch_size, "device": args.device, "precision": args.precision}
+            "device": args.device, "precision": args.precision}
 
 
 def build_scorer(args: argparse.Namespace):
@@ -456,7 +457,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
     lines = read_lines(args.input, allow_empty=True)
     enc = Encoder.load(args.model, layer=_layer(args.layer), device=args.device,
-                       batch_size=args.batch_size)
+                       precision=args.precision)
     result = enc.embed_words(lines, progress=not args.quiet)
     print(f"# {enc!r} fingerprint={enc.fingerprint}")
     for n, wv in enumerate(result, start=1):
@@ -595,7 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="pack:e5-small",
                    help="pack:NAME, a local folder or a hub name (default pack:e5-small)")
     p.add_argument("--layer", help="hidden layer (default: the pack's)")
-    p.add_argument("--batch-size", type=at_least(1), default=32)
+    p.add_argument("--precision", choices=list(PRECISIONS), default="auto",
+                   help="auto (default), fp32 (exact), bf16, fp16 or int8")
     p.add_argument("--device")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--output", "-o", help="save vectors, offsets and words to this .npz file")

@@ -38,18 +38,19 @@ class TokenScore:
 
 
 def bert_score_compatible(candidates: Sequence[str], references: Sequence[str],
-                          encoder: Encoder, *, batch_size: int | None = None,
-                          progress: bool = False) -> list[TokenScore]:
-    """Score ``candidates`` against ``references`` exactly as bert_score does with the same
-    model folder and ``num_layers=encoder.layer`` (idf off). Scores do not depend on the order
-    or batching of the inputs; each distinct sentence is embedded once."""
+                          encoder: Encoder, *, progress: bool = False) -> list[TokenScore]:
+    """Score ``candidates`` against ``references`` as bert_score does with the same model
+    folder and ``num_layers=encoder.layer`` (idf off): to 1e-6 with an encoder loaded with
+    ``precision="fp32"`` (bert_score computes in float32); with ``"auto"`` on a processor with
+    bfloat16 units, to bfloat16 rounding. Scores do not depend on the order or batching of the
+    inputs; each distinct sentence is embedded once."""
     if isinstance(candidates, str) or isinstance(references, str):
         raise TypeError("bert_score_compatible takes lists of sentences, not single strings")
     if len(candidates) != len(references):
         raise InputError(f"{len(candidates)} candidates but {len(references)} references")
     texts = list(dict.fromkeys([*candidates, *references]))
     where = {t: i for i, t in enumerate(texts)}
-    embedded = encoder.embed_tokens(texts, batch_size=batch_size, progress=progress)
+    embedded = encoder.embed_tokens(texts, progress=progress)
     special = set(encoder._head + encoder._tail)
     weights = [torch.tensor([0.0 if t in special else 1.0 for t in ids]) for ids, _ in embedded]
     c = [where[t] for t in candidates]

@@ -16,7 +16,7 @@ The score of a pair must not depend on which worker scored it or with what else:
   up to float summation order. Any map (corpus, dictionary, a saved one) and a user-trained
   estimator are then sent to the workers once, through the object store;
 * the quality estimator's forward passes have shapes fixed by each pair's own length
-  (:func:`xlscore.estimator.batch_shape`), so its predictions are bit-identical whatever a
+  (:func:`xlscore.precision.batch_shape`), so its predictions are bit-identical whatever a
   unit holds;
 * settings whose statistics come from the whole corpus in a form that does not add up
   (``idf``, ``rescale``) and consensus across engines (it needs all candidates of a source in

@@ -17,9 +17,9 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 whatever else is predicted with them (input order, batch size, the rest of the corpus, the
 block a distributed job hands a worker, the number of threads): each distinct pair is encoded
 once, and every forward pass has a shape that depends only on the pair's own length
-(:func:`batch_shape`). Matrix kernels round differently for different shapes (in bfloat16 by
-the size of bfloat16 rounding), so a batch of whatever happened to be at hand would make a pair's score depend
-on its neighbours.
+(:func:`xlscore.precision.batch_shape`). Matrix kernels round differently for different shapes
+(in bfloat16 by the size of bfloat16 rounding), so a batch of whatever happened to be at hand
+would make a pair's score depend on its neighbours.
 """
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ from .cache import sha256_file
 from .corpus import check_corpus
 from .errors import LongInputWarning, ModelError, XLScoreError
 from .judgments import Judgment
-from .training import (Recipe, TrainingLog, autocast_dtype, make_examples,
-                       plan_batches, train_loop)
+from . import precision as arithmetic
+from .training import Recipe, TrainingLog, make_examples, plan_batches, train_loop
 from .words import normalize_text
 
 FORMAT = 1
@@ -49,27 +49,9 @@ FORMAT = 1
 #: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
 #: empty and untranslated output is pulled here
 FLOOR = -4.0
-PRECISIONS = ("auto", "fp32", "bf16")
 #: longest pair (in pieces, special tokens included) read at prediction time (or the model's
 #: limit if lower); longer pairs are cut, the longer side first, with a warning
 PREDICT_MAX_LENGTH = 512
-#: padded widths of forward passes are multiples of this many pieces
-WIDTH_STEP = 16
-#: pieces per forward pass (rows x width) on each kind of device
-TOKENS_PER_PASS = {"cpu": 1024, "cuda": 16384}
-
-
-def batch_shape(length: int, device_type: str = "cpu", max_length: int = PREDICT_MAX_LENGTH
-                ) -> tuple[int, int]:
-    """``(rows, width)`` of the forward passes that carry a sequence of ``length`` pieces: the
-    length rounded up to :data:`WIDTH_STEP` (at most ``max_length``), and as many rows as fit
-    the device's :data:`TOKENS_PER_PASS` (at least one). Passes are filled up to ``rows`` with
-    copies of a real row, so the shape never depends on what else is being predicted."""
-    width = min(max(WIDTH_STEP, -(-length // WIDTH_STEP) * WIDTH_STEP), max_length)
-    budget = TOKENS_PER_PASS.get(device_type, TOKENS_PER_PASS["cpu"])
-    return max(1, budget // width), width
-
-
 @dataclass(frozen=True)
 class ShippedEstimator:
     """A trained estimator file inside the package, with the digest it must have."""
@@ -135,21 +117,22 @@ class QualityEstimator:
 
     ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
     ``pack:e5-small``); :meth:`fit` trains it, :meth:`load` reads a trained one
-    (``"default"``: the shipped estimator). ``precision``: ``"auto"`` (bfloat16 autocast where
-    the processor computes in bfloat16, else float32), ``"fp32"`` or ``"bf16"``.
+    (``"default"``: the shipped estimator). ``precision``: the arithmetic of predictions,
+    ``"auto"`` (bfloat16 autocast where the processor computes in bfloat16, else float32),
+    ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.precision`); training always
+    uses bfloat16 autocast where the hardware has it.
     """
 
     def __init__(self, base: str = "pack:e5-small", *, recipe: Recipe | None = None,
                  device: str | torch.device | None = None, precision: str = "auto") -> None:
-        from .encoders import _resolve_device, load_pretrained, max_tokens, model_fingerprint
+        from .models import load_pretrained, max_tokens, model_fingerprint, resolve_device
 
-        if precision not in PRECISIONS:
-            raise XLScoreError(f"unknown precision {precision!r}: use one of "
-                               + ", ".join(PRECISIONS))
         self.base = os.fspath(base)
         self.recipe = recipe or Recipe()
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
+        arithmetic.resolve(precision, self.device)     # a bad name fails before loading
         self.precision = precision
+        self._quantized: tuple[int, CrossEncoder] | None = None
         encoder, self.tokenizer, pack = load_pretrained(self.base)
         self.prefix = pack.prefix if pack else ""
         self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
@@ -166,22 +149,17 @@ class QualityEstimator:
 
     # ------------------------------------------------------------------ identity
     @property
-    def dtype(self) -> torch.dtype | None:
-        """The autocast type predictions run in (``None``: float32)."""
-        if self.precision == "fp32":
-            return None
-        if self.precision == "bf16":
-            return torch.bfloat16
-        return autocast_dtype(self.device)
+    def arithmetic(self) -> str:
+        """The concrete precision predictions run in (``fp32``, ``bf16``, ``fp16``, ``int8``)."""
+        return arithmetic.resolve(self.precision, self.device)
 
     def describe(self) -> dict:
         """What identifies the estimator in signatures."""
         return {"name": self.name, "digest": self.digest, "base": self.base,
-                "base_fingerprint": self.base_fingerprint,
-                "precision": "fp32" if self.dtype is None else str(self.dtype).split(".")[-1]}
+                "base_fingerprint": self.base_fingerprint, "precision": self.arithmetic}
 
     def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:qe-e5s#1a2b3c4d@bfloat16``."""
+        """``est:NAME#digest`` plus the precision, e.g. ``est:qe-e5s#1a2b3c4d@bf16``."""
         d = self.describe()
         return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
 
@@ -195,14 +173,14 @@ class QualityEstimator:
         of the pairs that were cut."""
         if not pairs:
             return [], []
-        from .encoders import _quiet_transformers
+        from .models import quiet_transformers
 
-        with _quiet_transformers():
+        with quiet_transformers():
             full = self.tokenizer([self.prefix + s for s, _ in pairs], [t for _, t in pairs],
                                   truncation=False, return_attention_mask=False)["input_ids"]
         cut = [i for i, ids in enumerate(full) if len(ids) > max_length]
         if cut:
-            with _quiet_transformers():
+            with quiet_transformers():
                 short = self.tokenizer([self.prefix + pairs[i][0] for i in cut],
                                        [pairs[i][1] for i in cut], truncation="longest_first",
                                        max_length=max_length,
@@ -211,18 +189,26 @@ class QualityEstimator:
                 full[i] = ids
         return full, cut
 
-    def _batch(self, seqs: Sequence[Sequence[int]], width: int | None = None
-               ) -> tuple[torch.Tensor, torch.Tensor]:
+    def _batch(self, seqs: Sequence[Sequence[int]], rows: int | None = None,
+               width: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Piece ids and attention mask of ``seqs``, padded to ``width`` (default: the
-        longest)."""
-        pad = self.tokenizer.pad_token_id or 0
-        width = max(len(s) for s in seqs) if width is None else width
-        ids = torch.full((len(seqs), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(seqs), width), dtype=torch.long)
-        for r, s in enumerate(seqs):
-            ids[r, :len(s)] = torch.tensor(s, dtype=torch.long)
-            mask[r, :len(s)] = 1
+        longest) and filled to ``rows`` rows (:func:`xlscore.precision.padded`)."""
+        ids, mask = arithmetic.padded(seqs, rows or len(seqs),
+                                      width or max(len(s) for s in seqs),
+                                      self.tokenizer.pad_token_id or 0)
         return ids.to(self.device), mask.to(self.device)
+
+    def _predictor(self, precision: str) -> torch.nn.Module:
+        """The model predictions run through: int8 quantizes a copy of the trained model (once
+        per state of its weights)."""
+        if precision != "int8":
+            return self.model
+        import copy
+
+        version = sum(p._version for p in self.model.parameters())
+        if self._quantized is None or self._quantized[0] != version:
+            self._quantized = (version, arithmetic.quantize(copy.deepcopy(self.model), "int8"))
+        return self._quantized[1]
 
     # ------------------------------------------------------------------ predicting
     def predict(self, sources: Sequence[str], translations: Sequence[str], *,
@@ -246,26 +232,19 @@ class QualityEstimator:
             warnings.warn(f"{len(cut)} pair(s) longer than {self.max_length} pieces were cut "
                           f"before estimation (segments {where})", LongInputWarning,
                           stacklevel=2)
-        # passes of one shape per width (batch_shape), rows in text order; a pass that is
-        # not full is filled with copies of its last row
-        shapes: dict[tuple[int, int], list[int]] = {}
-        for k in sorted(range(len(unique)), key=lambda k: (len(ids[k]), unique[k])):
-            shapes.setdefault(batch_shape(len(ids[k]), self.device.type, self.max_length),
-                              []).append(k)
-        passes = [(rows, width, members[s:s + rows]) for (rows, width), members in shapes.items()
-                  for s in range(0, len(members), rows)]
+        # passes of one shape per width (xlscore.precision.plan_passes), rows in text order
+        passes = arithmetic.plan_passes([len(x) for x in ids], self.device.type,
+                                        self.max_length, key=lambda k: unique[k])
         out = np.zeros(len(unique), dtype=np.float64)
-        dtype = self.dtype
+        precision = self.arithmetic
+        model = self._predictor(precision)
         from tqdm.auto import tqdm
 
         self.model.eval()
-        with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype,
-                                                    enabled=dtype is not None):
+        with arithmetic.inference(precision, self.device):
             for rows, width, members in tqdm(passes, desc="estimating", unit="batch",
                                              disable=not progress, leave=False):
-                seqs = [ids[k] for k in members]
-                seqs += [seqs[-1]] * (rows - len(seqs))
-                pred = self.model(*self._batch(seqs, width))
+                pred = model(*self._batch([ids[k] for k in members], rows, width))
                 out[members] = pred[:len(members)].float().cpu().numpy()
         return out[order] if order else np.zeros(0)
 

@@ -92,7 +92,10 @@ class XLScorer(MapFitting, Weighting):
     ``estimator``: the quality estimator whose prediction is ``score`` (:mod:`xlscore.estimator`):
     ``"default"`` (the shipped one), a shipped name, a ``.safetensors`` path or a
     :class:`QualityEstimator`; ``None`` scores by the paper's method (F1).
-    ``precision``: the estimator's arithmetic, ``"auto"``, ``"fp32"`` or ``"bf16"``.
+    ``precision``: the arithmetic of every model the scorer loads (encoders and estimator):
+    ``"auto"`` (bfloat16 where the hardware computes in it, else float32), ``"fp32"`` (exact),
+    ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.precision`); encoders and estimators
+    passed in as objects keep their own.
     ``consensus``: without an estimator, when several candidates of one source are scored
     together (several engines, :meth:`rank`), blend each one's agreement with the others into
     ``score`` (default off; see :class:`ScoreResult`). A single list of translations is never
@@ -112,7 +115,7 @@ class XLScorer(MapFitting, Weighting):
                  variant: str = "anchors", consensus: bool = False,
                  idf: bool = False, rescale: bool = False,
                  baseline: tuple[float, float, float] | None = None,
-                 batch_size: int = 32, device: str | None = None,
+                 device: str | None = None,
                  align_center: bool = False, align_normalize: bool = True,
                  estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
                  precision: str = "auto") -> None:
@@ -126,12 +129,12 @@ class XLScorer(MapFitting, Weighting):
                 raise XLScoreError("give either multilingual= or en_model=/ru_model=, not both")
             if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
                 raise XLScoreError("a single multilingual encoder takes no alignment")
-            self.en = self.ru = self._encoder(multilingual, en_layer, device, batch_size)
+            self.en = self.ru = self._encoder(multilingual, en_layer, device, precision)
             if ru_layer != en_layer and ru_layer is not None:
                 self.ru = self.en.with_layer(ru_layer)
         else:
-            self.en = self._encoder(en_model or OFFLINE_EN, en_layer, device, batch_size)
-            self.ru = self._encoder(ru_model or OFFLINE_RU, ru_layer, device, batch_size)
+            self.en = self._encoder(en_model or OFFLINE_EN, en_layer, device, precision)
+            self.ru = self._encoder(ru_model or OFFLINE_RU, ru_layer, device, precision)
         self.multilingual = multilingual is not None
         if estimator is None or isinstance(estimator, QualityEstimator):
             self.estimator = estimator
@@ -170,10 +173,10 @@ class XLScorer(MapFitting, Weighting):
         self.fixed_alignment, self.alignment_mode = aligner, "fixed"
 
     @staticmethod
-    def _encoder(spec, layer, device, batch_size) -> Encoder:
+    def _encoder(spec, layer, device, precision) -> Encoder:
         if isinstance(spec, Encoder):
             return spec if layer is None else spec.with_layer(layer)
-        return Encoder.load(spec, layer=layer, device=device, batch_size=batch_size)
+        return Encoder.load(spec, layer=layer, device=device, precision=precision)
 
     def _variant_of(self, variant: str | None) -> str:
         """``variant``, or the scorer's own when ``None``; checked."""
@@ -423,7 +426,7 @@ class XLScorer(MapFitting, Weighting):
         d = self.describe()
 
         def enc(e: dict) -> str:
-            return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}"
+            return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
         est = self.estimator.signature() if self.estimator is not None else "est:no"
         parts = [f"xlscore:{d['version']}", est, f"en:{enc(d['en'])}", f"ru:{enc(d['ru'])}",

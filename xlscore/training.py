@@ -37,6 +37,7 @@ from scipy import stats
 
 from .errors import InputError, XLScoreError
 from .judgments import Judgment
+from .precision import autocast_dtype
 from .words import normalize_text
 
 
@@ -196,16 +197,6 @@ def batch_loss(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor,
         gap = pred[parent[child]] - pred[child]
         loss = loss + synthetic_weight * torch.nn.functional.softplus(1.0 - gap).mean()
     return loss
-
-
-def autocast_dtype(device: torch.device) -> torch.dtype | None:
-    """bfloat16 where the hardware computes in it (CUDA with bf16, CPUs with AVX512-BF16 or
-    AMX), else ``None`` (float32)."""
-    if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
-    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-    return torch.bfloat16 if any(getattr(torch.cpu, p, lambda: False)() for p in probes) \
-        else None
 
 
 @dataclass
