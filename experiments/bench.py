@@ -80,15 +80,13 @@ def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
 def _run_passes(model, ids: list[list[int]], pad: int, *, precision: str = "fp32",
                 layout: str = "sorted") -> None:
     """Forward passes of ``model`` (a Hugging Face encoder) over ``ids``, nothing else."""
-    import torch
-
     from xlscore import precision as arithmetic
 
-    device = torch.device("cpu")
+    device = next(model.parameters()).device
     with arithmetic.inference(precision, device):
-        for rows, width, seqs in _passes(ids, layout):
+        for rows, width, seqs in _passes(ids, layout, device.type):
             x, mask = arithmetic.padded(seqs, rows, width, pad)
-            model(input_ids=x, attention_mask=mask)
+            model(input_ids=x.to(device), attention_mask=mask.to(device))
 
 
 def _sentence_ids(encoder, sentences: list[str]) -> list[list[int]]:
@@ -157,29 +155,30 @@ def child(args: argparse.Namespace) -> dict:
     src, mt = _pairs(args.data, args.limit)
     out: dict = {"pairs": len(src)}
     what = args.child
+    dev = args.device
     from xlscore.estimator import QualityEstimator
 
     precision = what.rsplit("-", 1)[-1] if what.startswith(
         ("default", "estimator", "xlscore", "compat")) else "fp32"
     if what.startswith(("default", "estimator")):
         if what.startswith("default"):
-            scorer = XLScorer.offline(precision=precision)
+            scorer = XLScorer.offline(precision=precision, device=dev)
             scorer.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
-            est = QualityEstimator.load(precision=precision)
+            est = QualityEstimator.load(precision=precision, device=dev)
             out["precision"] = est.signature()
     elif what == "floor-default":
-        en = Encoder.load("pack:minilm-en", precision="fp32")
-        ru = Encoder.load("pack:e5-small", precision="fp32")
-        est = QualityEstimator.load(precision="fp32")
+        en = Encoder.load("pack:minilm-en", precision="fp32", device=dev)
+        ru = Encoder.load("pack:e5-small", precision="fp32", device=dev)
+        est = QualityEstimator.load(precision="fp32", device=dev)
         for model in (en.model, ru.model):
             model.set_attn_implementation("eager")
         jobs = [(en, _sentence_ids(en, src)), (ru, _sentence_ids(ru, mt))]
         pairs = list(dict.fromkeys(zip(src, mt)))
         pair_ids = est._encode(pairs, est.max_length)[0]
     elif what.startswith("floor") or what == "onnx":
-        e5 = Encoder.load("pack:e5-small", layer=9, precision="fp32")
+        e5 = Encoder.load("pack:e5-small", layer=9, precision="fp32", device=dev)
         ids = _sentence_ids(e5, src + mt)
         if what != "onnx":
             kind, attention, layout, threads = FLOORS[what]
@@ -188,7 +187,7 @@ def child(args: argparse.Namespace) -> dict:
             if threads:
                 torch.set_num_threads(threads)
     elif not what.startswith("bert_score"):
-        e5 = Encoder.load("pack:e5-small", layer=9, precision=precision)
+        e5 = Encoder.load("pack:e5-small", layer=9, precision=precision, device=dev)
         out["precision"] = e5.precision
         if what.startswith("xlscore-multi"):
             scorer = XLScorer(multilingual=e5, variant="all", lexicon=Lexicon.mueller7(),
@@ -219,16 +218,28 @@ def child(args: argparse.Namespace) -> dict:
         from bert_score import BERTScorer
 
         t0 = time.perf_counter()
-        bsc = BERTScorer(model_type=str(packs.path("e5-small")), num_layers=9,
+        bsc = BERTScorer(model_type=str(packs.path("e5-small")), num_layers=9, device=dev,
                          batch_size=int(what.split("-")[1]))
         t += time.perf_counter() - t0      # loading is not timed, as for the others
         p, r, f = bsc.score(mt, src)
         out["scores"] = list(zip(p.tolist(), r.tolist(), f.tolist()))
+    if dev == "cuda":
+        torch.cuda.synchronize()
     out["seconds"] = time.perf_counter() - t
     tmp.cleanup()
     out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["threads"] = torch.get_num_threads()
+    out["gpu"] = torch.cuda.get_device_name() if dev == "cuda" else None
     return out
+
+
+def warm() -> dict:
+    """Build the caches the rows use (converted pack, lexicon, dictionary maps)."""
+    from xlscore import XLScorer
+
+    for precision in ("auto", "fp32"):
+        XLScorer.offline(precision=precision, estimator=None).dictionary_map()
+    return {}
 
 
 def memory_child(args: argparse.Namespace) -> dict:
@@ -283,22 +294,24 @@ def main() -> None:
                          "10000,100000; default: none)")
     ap.add_argument("--memory-block", type=int, default=1000,
                     help="the memory runs repeat the first N pairs (default 1000)")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                    help="where every row runs (default cpu; cuda skips ONNX and int8)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--pairs", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        res = memory_child(args) if args.child == "memory" else child(args)
+        res = (memory_child(args) if args.child == "memory" else warm() if args.child == "warm"
+               else child(args))
         Path(args.result).write_text(json.dumps(res))
         return
 
     common = ["--data", args.data, "--limit", str(args.limit), "--memory-block",
-              str(args.memory_block)]
+              str(args.memory_block), "--device", args.device]
     print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
-    from xlscore import XLScorer
-
-    for precision in ("auto", "fp32"):
-        XLScorer.offline(precision=precision).dictionary_map()
+    # in a child too: on Linux a child inherits its parent's peak RSS through fork, so the
+    # parent must stay small for the children's peaks to be their own
+    run_child(["--child", "warm", *common])
     names = ["floor-fp32", "floor-sdpa", "floor-fixed", "floor-1thread", "onnx", "floor-bf16",
              "floor-int8", "xlscore-multi-auto", "xlscore-multi-fp32", "xlscore-multi-int8",
              "compat-fp32", "compat-auto", "bert_score-32", "bert_score-64", "floor-default",
@@ -306,7 +319,8 @@ def main() -> None:
     has_onnx = importlib.util.find_spec("onnxruntime") is not None
     runs = {}
     for name in names:
-        if name == "onnx" and not has_onnx:
+        if (name == "onnx" and not has_onnx) or (args.device == "cuda" and "int8" in name) or (
+                args.device == "cuda" and name in ("onnx", "floor-1thread")):
             continue
         runs[name] = r = run_child(["--child", name, *common])
         print(f"{name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
@@ -323,7 +337,9 @@ def main() -> None:
 
     sec = {k: v["seconds"] for k, v in runs.items()}
 
-    def row(label: str, name: str, note: str = "") -> str:
+    def row(label: str, name: str, note: str = "") -> str | None:
+        if name not in runs:
+            return None
         r = runs[name]
         return (f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
                 f"{r['peak_mib']:.0f} | {note} |")
@@ -340,14 +356,13 @@ def main() -> None:
     n_pairs = runs["floor-fp32"]["pairs"]
     lines = [
         f"{n_pairs} pairs (MT systems only), {os.cpu_count()} CPU cores, torch threads "
-        f"{runs['floor-fp32']['threads']}, no GPU. Each row ran in its own process; model loading "
+        f"{runs['floor-fp32']['threads']}, {runs['floor-fp32']['gpu'] or 'no GPU'}. Each row ran in its own process; model loading "
         "is not timed. Floors are forward passes only (unique sentences, the layers needed).",
         "",
         "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
         "| --- | --- | --- | --- | --- |",
         row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
-        *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows
-          if name in runs],
+        *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows],
         row("xlscore, multilingual e5@9, all words, default precision "
             f"({runs['xlscore-multi-auto']['precision']})", "xlscore-multi-auto",
             f"{vs('xlscore-multi-auto')}; bert_score/xlscore = "
@@ -357,7 +372,8 @@ def main() -> None:
             f"{sec[bert] / sec['xlscore-multi-fp32']:.2f}"),
         row("xlscore, multilingual e5@9, all words, `--precision int8`", "xlscore-multi-int8",
             f"{vs('xlscore-multi-int8')}; bert_score/xlscore = "
-            f"{sec[bert] / sec['xlscore-multi-int8']:.2f}"),
+            f"{sec[bert] / sec['xlscore-multi-int8']:.2f}") if "xlscore-multi-int8" in runs
+        else None,
         row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
         row("xlscore, bert_score-compatible mode, e5@9, default precision "
             f"({runs['compat-auto']['precision']})", "compat-auto",
@@ -389,12 +405,14 @@ def main() -> None:
                            "multilingual all-words F1, default precision vs fp32"),
         "* " + change_note(args.data, args.limit, runs["xlscore-multi-int8"]["scores"],
                            runs["xlscore-multi-fp32"]["scores"],
-                           "multilingual all-words F1, int8 vs fp32"),
+                           "multilingual all-words F1, int8 vs fp32")
+        if "xlscore-multi-int8" in runs else None,
         "* " + change_note(args.data, args.limit, runs["default-auto"]["scores"],
                            runs["default-fp32"]["scores"], "default score, auto vs fp32")
         + " (The shipped estimator was trained on newstest2021: these figures compare "
           "precisions, they do not measure generalisation.)",
     ]
+    lines = [x for x in lines if x is not None]
     if mem:
         lines += ["", "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "
                   f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:",
