@@ -18,6 +18,7 @@ from typing import Sequence, TextIO
 
 from . import __version__
 from .cli_batch import add_batch_parser
+from .cli_report import add_report_parser
 from .cliargs import at_least
 from .errors import InputError, XLScoreError
 from .precision import PRECISIONS
@@ -240,76 +241,62 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- rank
 def cmd_rank(args: argparse.Namespace) -> int:
-    from .evaluate import bootstrap_mean_difference
-    from .scorer import rank_order
+    from .compare import compare_engines
 
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("rank needs at least two translations files (-t A -t B)")
     scorer = build_scorer(args)
-    names = list(engines)
-    per_segment: list[dict] = []
-    bar = _progress(len(sources), args.quiet, "scoring")
-    for i, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size):
-        order = [names[k] for k in rank_order([by[n] for n in names])]
-        per_segment.append({"segment": i + 1, "ranking": order,
-                            "scores": {n: by[n].score for n in names},
-                            "flags": {n: list(by[n].flags) for n in names if by[n].flags}})
-        bar.update(1)
-    bar.close()
-    table = []
-    for n in names:
-        vals = [seg["scores"][n] for seg in per_segment]
-        est, _ = bootstrap_mean_difference(vals, [0.0] * len(vals), n_boot=args.n_boot)
-        ranks = [seg["ranking"].index(n) + 1 for seg in per_segment]
-        table.append({"engine": n, "mean": est.value, "low": est.low, "high": est.high,
-                      "wins": sum(r == 1 for r in ranks), "mean_rank": sum(ranks) / len(ranks)})
-    table.sort(key=lambda r: -r["mean"])
-    pairs = []
-    for a_i, a in enumerate(table):
-        for b in table[a_i + 1:]:
-            est, p = bootstrap_mean_difference(
-                [seg["scores"][a["engine"]] for seg in per_segment],
-                [seg["scores"][b["engine"]] for seg in per_segment], n_boot=args.n_boot)
-            pairs.append({"a": a["engine"], "b": b["engine"], "delta": est.value,
-                          "low": est.low, "high": est.high, "p": p})
+    comparison = compare_engines(_score_engines(scorer, sources, engines, args),
+                                 n_boot=args.n_boot)
     signature = scorer.signature()
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
         if args.format == "json":
-            json.dump({"engines": table, "pairs": pairs, "signature": signature,
-                       "segments": per_segment if args.segments else None}, out,
-                      ensure_ascii=False, indent=1)
+            json.dump({**comparison.to_dict(segments=args.segments), "signature": signature},
+                      out, ensure_ascii=False, indent=1)
             out.write("\n")
         else:
-            _print_ranking(out, table, pairs, per_segment if args.segments else None,
-                           len(sources), args.n_boot, signature)
+            _print_ranking(out, comparison, args.segments, len(sources), signature)
     finally:
         if out is not sys.stdout:
             out.close()
     return 0
 
 
-def _print_ranking(out: TextIO, table, pairs, segments, n, n_boot, signature) -> None:
-    w = max(len("engine"), *(len(r["engine"]) for r in table))
+def _score_engines(scorer, sources: list[str], engines: dict[str, list[str]],
+                   args: argparse.Namespace) -> list[dict]:
+    """``{engine: ScoreResult}`` of every segment, with a progress bar."""
+    results = []
+    bar = _progress(len(sources), args.quiet, "scoring")
+    for _, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size):
+        results.append(by)
+        bar.update(1)
+    bar.close()
+    return results
+
+
+def _print_ranking(out: TextIO, comparison, segments: bool, n: int, signature: str) -> None:
+    table = comparison.engines
+    w = max(len("engine"), *(len(r.engine) for r in table))
     out.write(f"Engines ranked by mean score over {n} segments "
-              f"(95% bootstrap interval, {n_boot} resamples):\n\n")
+              f"(95% bootstrap interval, {comparison.n_boot} resamples):\n\n")
     out.write(f"  {'#':>2}  {'engine':<{w}}  {'mean score':>10}  {'95% interval':^19}  "
               f"{'wins':>5}  {'mean rank':>9}\n")
     for k, r in enumerate(table, start=1):
-        out.write(f"  {k:>2}  {r['engine']:<{w}}  {r['mean']:>+10.4f}  "
-                  f"[{r['low']:+.4f}, {r['high']:+.4f}]  {r['wins']:>5}  {r['mean_rank']:>9.2f}\n")
+        out.write(f"  {k:>2}  {r.engine:<{w}}  {r.mean:>+10.4f}  "
+                  f"[{r.low:+.4f}, {r.high:+.4f}]  {r.wins:>5}  {r.mean_rank:>9.2f}\n")
     out.write("\nPaired bootstrap (segments resampled; p: two-sided, no difference):\n\n")
-    for p in pairs:
-        mark = "*" if p["p"] < 0.05 else " "
-        out.write(f"  {p['a']:<{w}} vs {p['b']:<{w}}  delta {p['delta']:+.4f} "
-                  f"[{p['low']:+.4f}, {p['high']:+.4f}]  p = {p['p']:.3f} {mark}\n")
+    for p in comparison.pairs:
+        mark = "*" if p.significant else " "
+        out.write(f"  {p.a:<{w}} vs {p.b:<{w}}  delta {p.delta:+.4f} "
+                  f"[{p.low:+.4f}, {p.high:+.4f}]  p = {p.p:.3f} {mark}\n")
     out.write("\n  * significant at 0.05\n")
     if segments:
         out.write("\nPer segment (best first):\n")
-        for seg in segments:
-            ranked = ", ".join(f"{e} {seg['scores'][e]:+.4f}" for e in seg["ranking"])
-            out.write(f"  {seg['segment']:>5}: {ranked}\n")
+        for seg in comparison.segments:
+            ranked = ", ".join(f"{e} {seg.scores[e]:+.4f}" for e in seg.ranking)
+            out.write(f"  {seg.segment:>5}: {ranked}\n")
     out.write(f"\nsignature: {signature}\n")
 
 
@@ -514,6 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(p)
     p.set_defaults(func=cmd_rank)
 
+    add_report_parser(sub, _add_io_options, _add_model_options, CHUNK_PAIRS)
     add_batch_parser(sub, _add_model_options)
 
     p = sub.add_parser("fit", help="fit an alignment on a corpus and save it",
@@ -613,6 +601,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlscore`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     warnings.showwarning = _one_line_warning
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

@@ -2,8 +2,8 @@
 translations of one source, and the rule that orders them."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Mapping, Sequence
 
 from .evidence import Evidence
 
@@ -46,6 +46,21 @@ class ScoreResult:
         ev = d.pop("evidence")
         d.update({k: list(v) for k, v in ev.items()})
         return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "ScoreResult":
+        """The result :meth:`to_dict` wrote (other keys, such as ``segment``, are ignored);
+        a missing or malformed field raises ``KeyError``, ``TypeError`` or ``ValueError``."""
+        def opt(key: str) -> float | None:
+            return None if d.get(key) is None else float(d[key])
+
+        anchors = tuple((str(a), str(b)) for a, b in d["anchors"])
+        evidence = Evidence(**{f.name: tuple(str(w) for w in d.get(f.name, ()))
+                               for f in fields(Evidence)})
+        return cls(float(d["precision"]), float(d["recall"]), float(d["f1"]),
+                   float(d["score"]), int(d["n_anchors"]), anchors, float(d.get("foreign", 0.0)),
+                   tuple(str(f) for f in d.get("flags", ())), opt("consensus"), opt("estimate"),
+                   evidence)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,232 @@
+"use strict";
+(function () {
+  var data = JSON.parse(document.getElementById("xlscore-data").textContent);
+  var names = data.engines, colours = data.colours, PAGE = 50;
+  var WORD = /[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*/gu;
+  // a pair: [text, score, estimate, f1, precision, recall, foreign, flags, anchors,
+  //          unmatched source words, foreign words, numbers missing, numbers added]
+  var segs = data.segments.map(function (row, k) {
+    var pairs = row[1], scores = pairs.map(function (p) { return p[1]; });
+    var order = pairs.map(function (p, i) { return i; }).sort(function (a, b) {
+      var fa = pairs[a][7].length > 0, fb = pairs[b][7].length > 0;
+      if (fa !== fb) { return fa ? 1 : -1; }
+      if (scores[a] !== scores[b]) { return scores[b] - scores[a]; }
+      return a - b;
+    });
+    var flagged = pairs.some(function (p) { return p[7].length || p[11].length || p[12].length; });
+    return {id: k + 1, source: row[0], pairs: pairs, best: order[0], flagged: flagged,
+            gap: Math.max.apply(null, scores) - Math.min.apply(null, scores), hay: null};
+  });
+  var state = {sort: 0, desc: false, page: 0, rows: segs, open: null};
+  var $ = function (id) { return document.getElementById(id); };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = String(text); }
+    return e;
+  }
+  function fmt(x) { return x === null ? "—" : (x >= 0 ? "+" : "") + x.toFixed(4); }
+  function words(text) {
+    var out = [], m;
+    WORD.lastIndex = 0;
+    while ((m = WORD.exec(text)) !== null) { out.push({text: m[0], start: m.index, end: m.index + m[0].length}); }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ table
+  var columns = [{label: "#", key: function (s) { return s.id; }},
+                 {label: "source", key: function (s) { return s.source.toLowerCase(); }}];
+  names.forEach(function (n, i) {
+    columns.push({label: n, engine: i, key: function (s) { return s.pairs[i][1]; }});
+  });
+  columns.push({label: "gap", key: function (s) { return s.gap; }});
+  var widths = ["48px", "30%"];
+
+  function header() {
+    var tr = $("segment-head");
+    tr.textContent = "";
+    columns.forEach(function (c, k) {
+      var th = el("th", k === state.sort ? (state.desc ? "sorted-desc" : "sorted-asc") : "", c.label);
+      if (widths[k]) { th.style.width = widths[k]; }
+      if (c.engine !== undefined) {
+        var sw = el("span", "swatch"); sw.style.background = colours[c.engine]; th.prepend(sw);
+      }
+      th.title = "sort by " + c.label;
+      th.addEventListener("click", function () {
+        state.desc = state.sort === k ? !state.desc : k >= 2;
+        state.sort = k; state.page = 0; apply();
+      });
+      tr.appendChild(th);
+    });
+  }
+
+  function apply() {
+    var q = $("search").value.trim().toLowerCase();
+    var gap = parseFloat($("gap").value), onlyGap = $("disagree").checked, onlyFlag = $("flagged").checked;
+    state.rows = segs.filter(function (s) {
+      if (onlyGap && !(s.gap >= gap)) { return false; }
+      if (onlyFlag && !s.flagged) { return false; }
+      if (q) {
+        if (s.hay === null) {
+          s.hay = (s.source + "\n" + s.pairs.map(function (p) { return p[0]; }).join("\n")).toLowerCase();
+        }
+        if (s.hay.indexOf(q) < 0) { return false; }
+      }
+      return true;
+    });
+    var key = columns[state.sort].key, sign = state.desc ? -1 : 1;
+    state.rows.sort(function (a, b) {
+      var x = key(a), y = key(b);
+      return x < y ? -sign : x > y ? sign : a.id - b.id;
+    });
+    var pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
+    state.page = Math.min(state.page, pages - 1);
+    header();
+    render(pages);
+  }
+
+  function render(pages) {
+    var body = $("segment-rows");
+    body.textContent = "";
+    state.rows.slice(state.page * PAGE, (state.page + 1) * PAGE).forEach(function (s) {
+      var tr = el("tr", s.id === state.open ? "open" : "");
+      tr.dataset.segment = s.id;
+      tr.appendChild(el("td", "num", s.id));
+      var src = el("td", "", s.source); src.title = s.source; tr.appendChild(src);
+      s.pairs.forEach(function (p, i) {
+        var td = el("td", (i === s.best ? "best " : "") + (p[7].length ? "flag" : ""));
+        td.appendChild(el("span", "num", fmt(p[1])));
+        td.appendChild(document.createTextNode(" " + p[0]));
+        td.title = p[0];
+        tr.appendChild(td);
+      });
+      tr.appendChild(el("td", "num", s.gap.toFixed(4)));
+      tr.addEventListener("click", function () { show(s); });
+      body.appendChild(tr);
+    });
+    $("count").textContent = state.rows.length + " of " + segs.length + " segments";
+    $("page").textContent = "page " + (state.page + 1) + " of " + pages;
+    $("prev").disabled = state.page === 0;
+    $("next").disabled = state.page >= pages - 1;
+  }
+
+  // ------------------------------------------------------------ segment view
+  function wordLine(cls, text, marks) {
+    var p = el("p", cls), at = 0, spans = [];
+    words(text).forEach(function (w, i) {
+      if (w.start > at) { p.appendChild(document.createTextNode(text.slice(at, w.start))); }
+      var span = el("span", "w " + marks(w.text, i), w.text);
+      p.appendChild(span); spans.push(span); at = w.end;
+    });
+    if (at < text.length) { p.appendChild(document.createTextNode(text.slice(at))); }
+    return {p: p, spans: spans};
+  }
+
+  function countOf(list) {
+    var c = {};
+    list.forEach(function (w) { c[w] = (c[w] || 0) + 1; });
+    return c;
+  }
+
+  function pairView(s, i) {
+    var p = s.pairs[i], box = el("div", "pair");
+    var h = el("h4", "", names[i] + (i === s.best ? "  ★ best" : ""));
+    var sw = el("span", "swatch"); sw.style.background = colours[i]; h.prepend(sw);
+    box.appendChild(h);
+    var parts = el("div", "parts");
+    var items = [["score", fmt(p[1])]];
+    if (p[2] !== null) { items.push(["estimate", fmt(p[2])]); }
+    items.push(["F1", fmt(p[3])], ["P", fmt(p[4])], ["R", fmt(p[5])],
+               ["foreign words", Math.round(100 * p[6]) + "%"], ["anchors", p[8].length / 2]);
+    if (p[7].length) { items.push(["flags", p[7].join(", ")]); }
+    items.forEach(function (it, k) {
+      if (k) { parts.appendChild(document.createTextNode(" · ")); }
+      parts.appendChild(el("b", "", it[0])); parts.appendChild(document.createTextNode(" " + it[1]));
+    });
+    box.appendChild(parts);
+    var anchoredS = {}, anchoredT = {};
+    for (var k = 0; k < p[8].length; k += 2) { anchoredS[p[8][k]] = true; anchoredT[p[8][k + 1]] = true; }
+    var unmatched = countOf(p[9]), foreign = countOf(p[10]), missing = countOf(p[11]), added = countOf(p[12]);
+    var align = el("div", "align");
+    var src = wordLine("src", s.source, function (w, j) {
+      if (anchoredS[j]) { return "anchor"; }
+      if (missing[w]) { missing[w]--; return "number-off"; }
+      if (unmatched[w]) { return "omitted"; }
+      return "";
+    });
+    var mt = wordLine("mt", p[0], function (w, j) {
+      var cls = anchoredT[j] ? "anchor" : "";
+      if (foreign[w]) { cls += " foreign"; }
+      if (added[w]) { added[w]--; cls += " number-off"; }
+      return cls;
+    });
+    align.appendChild(src.p); align.appendChild(mt.p);
+    box.appendChild(align);
+    box.links = {align: align, src: src.spans, mt: mt.spans, anchors: p[8], colour: colours[i]};
+    return box;
+  }
+
+  function drawLinks(links) {
+    var NS = "http://www.w3.org/2000/svg", old = links.align.querySelector("svg.links");
+    if (old) { old.remove(); }
+    var svg = document.createElementNS(NS, "svg"), base = links.align.getBoundingClientRect();
+    svg.setAttribute("class", "links");
+    svg.setAttribute("width", base.width); svg.setAttribute("height", base.height);
+    for (var k = 0; k < links.anchors.length; k += 2) {
+      var a = links.src[links.anchors[k]], b = links.mt[links.anchors[k + 1]];
+      if (!a || !b) { continue; }
+      var ra = a.getBoundingClientRect(), rb = b.getBoundingClientRect();
+      var line = document.createElementNS(NS, "line");
+      line.setAttribute("x1", ra.left + ra.width / 2 - base.left); line.setAttribute("y1", ra.bottom - base.top);
+      line.setAttribute("x2", rb.left + rb.width / 2 - base.left); line.setAttribute("y2", rb.top - base.top);
+      line.setAttribute("stroke", links.colour); line.setAttribute("stroke-opacity", "0.6");
+      line.setAttribute("stroke-width", "1.5");
+      svg.appendChild(line);
+    }
+    links.align.appendChild(svg);
+  }
+
+  function show(s) {
+    state.open = s.id;
+    var view = $("segment-view");
+    view.textContent = "";
+    view.hidden = false;
+    view.appendChild(el("h3", "", "Segment " + s.id));
+    var keys = el("p", "keys");
+    [["anchor", "anchor word (paired across the languages by the dictionary)"],
+     ["omitted", "source content word with no counterpart (possible omission)"],
+     ["foreign", "not Russian (untranslated or another language)"],
+     ["number-off", "number on one side only"]].forEach(function (kv) {
+      keys.appendChild(el("span", "w " + kv[0], kv[1]));
+    });
+    view.appendChild(keys);
+    var boxes = s.pairs.map(function (p, i) { return pairView(s, i); });
+    boxes.forEach(function (b) { view.appendChild(b); });
+    boxes.forEach(function (b) { drawLinks(b.links); });
+    view.boxes = boxes;
+    Array.prototype.forEach.call($("segment-rows").children, function (tr) {
+      tr.className = Number(tr.dataset.segment) === s.id ? "open" : "";
+    });
+    view.scrollIntoView({block: "nearest"});
+  }
+
+  // ------------------------------------------------------------------ wiring
+  var gaps = segs.map(function (s) { return s.gap; }).sort(function (a, b) { return a - b; });
+  $("gap").value = (gaps[Math.floor(0.75 * (gaps.length - 1))] || 0).toFixed(2);
+  var timer = null;
+  $("search").addEventListener("input", function () {
+    clearTimeout(timer); timer = setTimeout(function () { state.page = 0; apply(); }, 150);
+  });
+  ["disagree", "flagged", "gap"].forEach(function (id) {
+    $(id).addEventListener("change", function () { state.page = 0; apply(); });
+  });
+  $("prev").addEventListener("click", function () { state.page--; apply(); });
+  $("next").addEventListener("click", function () { state.page++; apply(); });
+  window.addEventListener("resize", function () {
+    var view = $("segment-view");
+    if (view.boxes) { view.boxes.forEach(function (b) { drawLinks(b.links); }); }
+  });
+  apply();
+  window.xlscoreReport = {segments: segs.length, rendered: performance.now(), words: words};
+}());
