@@ -12,8 +12,9 @@ transformer layer, negative values count from the top (-1 = last). Only the firs
 are run. Sentences are normalised (:func:`xlscore.words.normalize_text`), de-duplicated and
 embedded in forward passes whose shape depends only on each sentence's own length
 (:mod:`xlscore.precision`), in the arithmetic ``precision`` names (default ``"auto"``: bfloat16
-where the hardware computes in it, else float32; ``"fp32"`` is the exact path); results come back
-in input order and are bit-identical whatever else is embedded with them. A sentence longer than the model's limit is embedded in overlapping windows (each piece
+where the hardware computes in it, else float32; ``"fp32"`` is the exact path); results come
+back in input order and are bit-identical whatever else is embedded with them. A sentence
+longer than the model's limit is embedded in overlapping windows (each piece
 takes its vector from the window where it sits furthest from an edge) with a
 :class:`~xlscore.errors.LongInputWarning`; nothing is silently cut.
 """
@@ -96,7 +97,6 @@ class Encoder:
         self.dim = int(model.config.hidden_size)
         self.max_tokens = max_tokens(self.model, self.tokenizer)
         self._head, self._tail = self._special_layout()
-        self._layers = find_layers(self.model)
         self.fingerprint = model_fingerprint(self.model, self.tokenizer)
         self.model = arithmetic.quantize(self.model, self.precision)
         self._layers = find_layers(self.model)

@@ -17,6 +17,8 @@ _LAYER_PATHS = ("encoder.layer", "transformer.layer", "encoder.layers", "layers"
 
 
 def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``device`` as a ``torch.device`` (default CUDA when present, else CPU); an unknown or
+    unavailable device is a :class:`ModelError`."""
     if device is None:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
@@ -52,6 +54,7 @@ def quiet_transformers() -> Iterator[None]:
 
 
 def find_layers(model: torch.nn.Module) -> tuple[torch.nn.Module, str] | None:
+    """``(parent, attribute)`` of the model's list of transformer layers, or ``None``."""
     for path in _LAYER_PATHS:
         parent: object = model
         *head, last = path.split(".")

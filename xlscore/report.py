@@ -92,30 +92,34 @@ def _json_block(data) -> str:
 
 def _svg(fig) -> str:
     """A matplotlib figure as an inline ``<svg>`` element (no XML prolog, fixed ids)."""
-    import matplotlib.pyplot as plt
-
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]
 
 
 def _plots(names: list[str], sources: Sequence[str],
            results: Sequence[Mapping[str, ScoreResult]]) -> dict[str, str]:
+    """The two plots as SVG (figures made without pyplot: no backend or global state of the
+    caller's matplotlib is touched)."""
     import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "xlscore",
+                                "font.size": 9}):
+        return _draw(names, sources, results)
 
-    plt.rcParams.update({"svg.fonttype": "none", "svg.hashsalt": "xlscore",
-                         "font.size": 9})
+
+def _draw(names: list[str], sources: Sequence[str],
+          results: Sequence[Mapping[str, ScoreResult]]) -> dict[str, str]:
+    import numpy as np
+    from matplotlib.figure import Figure
+
     scores = {n: np.array([by[n].score for by in results]) for n in names}
     allv = np.concatenate(list(scores.values()))
     lo, hi = float(allv.min()), float(allv.max())
     bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 31)
-    fig, ax = plt.subplots(figsize=(6.4, 3.0))
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.subplots()
     for k, n in enumerate(names):
         ax.hist(scores[n], bins=bins, histtype="step", linewidth=1.6,
                 color=COLOURS[k % len(COLOURS)], label=f"E{k + 1}")
@@ -127,7 +131,8 @@ def _plots(names: list[str], sources: Sequence[str],
 
     lengths = np.array([len(_words(s)) for s in sources])
     edges = np.unique(np.quantile(lengths, np.linspace(0, 1, 7)))
-    fig, ax = plt.subplots(figsize=(6.4, 3.0))
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.subplots()
     if len(edges) > 1:
         which = np.clip(np.searchsorted(edges, lengths, side="right") - 1, 0, len(edges) - 2)
         mids = [(edges[b] + edges[b + 1]) / 2 for b in range(len(edges) - 1)]
