@@ -89,13 +89,11 @@ def segment_ranking(segment: int, by_engine: Mapping[str, ScoreResult]) -> Segme
                           {n: list(by_engine[n].flags) for n in names if by_engine[n].flags})
 
 
-def compare_engines(results: Sequence[Mapping[str, ScoreResult]] | Sequence[SegmentRanking],
-                    *, n_boot: int = 1000, seed: int = 0) -> Comparison:
+def compare_engines(results: Sequence[Mapping[str, ScoreResult]], *, n_boot: int = 1000,
+                    seed: int = 0) -> Comparison:
     """Compare engines from per-segment results (``results[i]``: ``{engine: ScoreResult}``
-    for segment ``i + 1``, every segment with the same engines) or from rankings already made
-    (:func:`segment_ranking`)."""
-    segments = [r if isinstance(r, SegmentRanking) else segment_ranking(i + 1, r)
-                for i, r in enumerate(results)]
+    for segment ``i + 1``, every segment with the same engines)."""
+    segments = [segment_ranking(i + 1, r) for i, r in enumerate(results)]
     if not segments:
         raise InputError("no segments to compare")
     names = list(segments[0].scores)

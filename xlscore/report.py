@@ -20,11 +20,11 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from . import __version__
+from .cache import atomic_write_bytes
 from .compare import Comparison, compare_engines
 from .errors import InputError
 from .results import ScoreResult
@@ -60,14 +60,14 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
 
 
-def _segment_data(sources: Sequence[str], translations: Mapping[str, Sequence[str]],
+def _segment_data(sources: Sequence[str], source_words: Sequence[list[str]],
+                  translations: Mapping[str, Sequence[str]],
                   results: Sequence[Mapping[str, ScoreResult]], names: list[str]) -> list:
     """Compact per-segment rows: ``[source, [pair per engine]]``, a pair being ``[text, score,
     estimate, f1, precision, recall, foreign share, flags, anchors, unmatched source words,
     foreign words, numbers missing, numbers added]``."""
     rows = []
-    for k, (src, by) in enumerate(zip(sources, results)):
-        src_words = _words(src)
+    for k, (src, src_words, by) in enumerate(zip(sources, source_words, results)):
         pairs = []
         for n in names:
             r, text = by[n], translations[n][k]
@@ -98,7 +98,7 @@ def _svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def _plots(names: list[str], sources: Sequence[str],
+def _plots(names: list[str], source_words: Sequence[list[str]],
            results: Sequence[Mapping[str, ScoreResult]]) -> dict[str, str]:
     """The two plots as SVG (figures made without pyplot: no backend or global state of the
     caller's matplotlib is touched)."""
@@ -106,10 +106,10 @@ def _plots(names: list[str], sources: Sequence[str],
 
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "xlscore",
                                 "font.size": 9}):
-        return _draw(names, sources, results)
+        return _draw(names, source_words, results)
 
 
-def _draw(names: list[str], sources: Sequence[str],
+def _draw(names: list[str], source_words: Sequence[list[str]],
           results: Sequence[Mapping[str, ScoreResult]]) -> dict[str, str]:
     import numpy as np
     from matplotlib.figure import Figure
@@ -129,7 +129,7 @@ def _draw(names: list[str], sources: Sequence[str],
     fig.tight_layout()
     plots = {"distribution": _svg(fig)}
 
-    lengths = np.array([len(_words(s)) for s in sources])
+    lengths = np.array([len(w) for w in source_words])
     edges = np.unique(np.quantile(lengths, np.linspace(0, 1, 7)))
     fig = Figure(figsize=(6.4, 3.0))
     ax = fig.subplots()
@@ -163,6 +163,7 @@ def build_report(sources: Sequence[str], translations: Mapping[str, Sequence[str
     if not sources:
         raise InputError("no segments to report")
     comparison = comparison or compare_engines(results, n_boot=n_boot)
+    source_words = [_words(s) for s in sources]
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -175,13 +176,13 @@ def build_report(sources: Sequence[str], translations: Mapping[str, Sequence[str
     matrix = [[None if a == b else comparison.test(a.engine, b.engine) for b in
                comparison.engines] for a in comparison.engines]
     data = {"engines": names, "colours": [COLOURS[k % len(COLOURS)] for k in range(len(names))],
-            "segments": _segment_data(sources, translations, results, names)}
+            "segments": _segment_data(sources, source_words, translations, results, names)}
     created = created or _dt.datetime.now(_dt.timezone.utc)
     return env.get_template("report.html.j2").render(
         title=title, version=__version__, signature=signature, command=command or "",
         created=created.strftime("%Y-%m-%d %H:%M UTC"), comparison=comparison, matrix=matrix,
         names=names, colours=data["colours"], order=order, n_segments=len(sources),
-        plots=_plots(names, sources, results), data=_json_block(data), script=script,
+        plots=_plots(names, source_words, results), data=_json_block(data), script=script,
         style=style, script_hash=f"sha256-{digest}")
 
 
@@ -190,20 +191,9 @@ def write_report(path: str | os.PathLike, sources: Sequence[str],
                  results: Sequence[Mapping[str, ScoreResult]], **kwargs) -> Path:
     """Write the report page to ``path`` (atomically: a complete file or none); returns the
     path. Keyword arguments as :func:`build_report`."""
-    html = build_report(sources, translations, results, **kwargs)
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                               prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(html)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # as an ordinary new file, not mkstemp's 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, build_report(sources, translations, results,
+                                          **kwargs).encode("utf-8"))
     return path
 
 
