@@ -2,9 +2,15 @@
 saw, and what each choice in its recipe does.
 
 Data (``--data-dir``, the shared data folder; nothing is copied into the repository):
-``news`` WMT21 newstest MQM (14 MT systems + 2 human translations per source), ``qe22`` WMT22
-QE dev (one MT per source, news), ``it`` WMT19 QE IT-domain HTER (train split, with the
-post-edits as second translations; ``it-test`` its test split, for evaluation only).
+``news`` WMT21 newstest MQM (14 MT systems + 2 human translations per source, with the raters'
+error spans), ``qe22`` WMT22 QE dev (one MT per source, news, with its word-level tags),
+``da`` WMT21 newstest source-based DA (1,002 sources, about 8.5 systems each; ranking pairs
+only), ``it`` WMT19 QE IT-domain HTER (train split, with the post-edits as second
+translations; ``it-test`` its test split, for evaluation only).
+
+Whenever newstest MQM is tested (``lodo-news``, ``cv-news-K``), the DA rows of the tested
+sources are left out of training (the DA file names the MQM segment of each of its 527 shared
+sources); corruptions (``--synthetic``) are made from training rows only.
 
 Folds: leave one data set out (``lodo-news``: train on qe22 + it, test on news; ``lodo-qe22``;
 ``lodo-it``: train on news + qe22, test on it-test) and 4-fold cross-validation by document
@@ -21,13 +27,16 @@ test fold.
     python experiments/estimator.py report --data-dir ../shared/data --suffix r64b8
 
 ``run`` saves each fold (the uncompressed delta and the predictions) under
-``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and skips finished folds when started
-again; ``report`` writes ``results/estimator.md`` and ``.csv`` from whatever has been run.
-A fold takes 10-25 minutes on 2 CPU cores.
+``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and
+skips finished folds when started again; ``report`` (:mod:`estimator_report`) writes
+``results/estimator.md`` and ``.csv`` from whatever has been run. A fold takes 10-25 minutes
+on 2 CPU cores with the sentence head alone, 45-90 minutes with the adequacy recipe (DA
+pairs, corruptions, features, word head).
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import time
@@ -35,11 +44,11 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 import numpy as np
-from _results import write_csv, write_markdown
 
+from xlscore.cliargs import recipe_type
 from xlscore.corpus import assign_folds
-from xlscore.evaluate import agreement, read_judgments
-from xlscore.judgments import sample_sources
+from xlscore.evaluate import read_judgments
+from xlscore.judgments import attach_errors, read_error_marks, sample_sources
 from xlscore.training import Recipe
 
 CACHE = Path(os.environ.get("XLSCORE_EXPERIMENT_CACHE")
@@ -51,11 +60,27 @@ LODO = ("lodo-qe22", "lodo-news", "lodo-it")
 TEST_OF = {"lodo-qe22": "qe22", "lodo-news": "news", "lodo-it": "it-test"}
 
 
+DA_FILE = "wmt21-enru-da-newstest2021.tsv"
+
+
+def da_shared_sources(data_dir: Path) -> dict[str, str]:
+    """``{DA seg_id: MQM seg_id}`` for the DA sources that the MQM file judges too."""
+    with open(data_dir / DA_FILE, encoding="utf-8", newline="") as fh:
+        return {r["seg_id"]: r["mqm_seg_id"] for r in
+                csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if r["mqm_seg_id"]}
+
+
 def load_sets(data_dir: Path) -> dict[str, list]:
-    """Every judged set, human translations and post-edits included."""
+    """Every judged set, human translations and post-edits included, with the error marks
+    where they exist."""
+    news = read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv", include_human=True)
+    qe22 = read_judgments(data_dir / "wmt22-enru-mqm-dev.tsv", include_human=True)
     return {
-        "news": read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv", include_human=True),
-        "qe22": read_judgments(data_dir / "wmt22-enru-mqm-dev.tsv", include_human=True),
+        "news": attach_errors(news, read_error_marks(
+            data_dir / "wmt21-enru-mqm-newstest2021-spans.tsv")),
+        "qe22": attach_errors(qe22, read_error_marks(data_dir / "wmt22-enru-word-dev.tsv")),
+        "da": read_judgments(data_dir / DA_FILE, include_human=True),
+        "da-shared": da_shared_sources(data_dir),
         "it": read_judgments(data_dir / "wmt19-enru-qe-it" / "train", include_human=True),
         "it-test": read_judgments(data_dir / "wmt19-enru-qe-it" / "test"),
     }
@@ -73,30 +98,44 @@ def fold_names(which: str) -> list[str]:
     return names
 
 
-def split(sets: dict[str, list], fold: str, use_it: bool, it_sample: int
+def split(sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool = False
           ) -> tuple[list[list], list]:
     """Training sets and test rows (machine translations only) of a fold."""
     it = [sample_sources(sets["it"], it_sample)] if use_it else []
     mt = lambda rows: [r for r in rows if not r.is_human]  # noqa: E731
+
+    def da(tested: list) -> list[list]:
+        """The DA set without the sources of the tested newstest rows."""
+        if not use_da:
+            return []
+        gone = {r.seg_id for r in tested}
+        return [[r for r in sets["da"] if sets["da-shared"].get(r.seg_id) not in gone]]
+
     if fold == "lodo-qe22":
-        return [sets["news"]] + it, mt(sets["qe22"])
+        return [sets["news"]] + da([]) + it, mt(sets["qe22"])
     if fold == "lodo-news":
-        return [sets["qe22"]] + it, mt(sets["news"])
+        return [sets["qe22"]] + da(sets["news"]) + it, mt(sets["news"])
     if fold == "lodo-it":
-        return [sets["news"], sets["qe22"]], sets["it-test"]
+        return [sets["news"], sets["qe22"]] + da([]), sets["it-test"]
     name, k = fold.rsplit("-", 1)
     target = name.removeprefix("cv-")
     folds = assign_folds([r.doc for r in sets[target]], K, seed=0)
     train = [r for r in sets[target] if folds[r.doc] != int(k)]
     test = [r for r in sets[target] if folds[r.doc] == int(k)]
     others = [sets[n] for n in ("news", "qe22") if n != target]
-    return [train] + others + it, mt(test)
+    return [train] + others + da(test if target == "news" else []) + it, mt(test)
+
+
+def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
+    """:func:`split` with a variant's configuration."""
+    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False))
 
 
 def _complete(config: dict) -> dict:
     """A variant's configuration with recipe fields added since it was written at their
     defaults (so that older runs stay comparable)."""
-    return {**config, "recipe": asdict(Recipe.from_dict(config["recipe"]))}
+    return {**config, "da": config.get("da", False),
+            "recipe": asdict(Recipe.from_dict(config["recipe"]))}
 
 
 def cmd_run(args, sets) -> None:
@@ -107,7 +146,7 @@ def cmd_run(args, sets) -> None:
     folder = CACHE / args.variant
     folder.mkdir(parents=True, exist_ok=True)
     config = {"recipe": asdict(recipe), "it": not args.no_it, "it_sample": args.it_sample,
-              "note": args.note}
+              "da": args.da, "note": args.note}
     cfg_file = folder / "config.json"
     if cfg_file.exists() and _complete(json.loads(cfg_file.read_text())) != config:
         raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
@@ -118,20 +157,32 @@ def cmd_run(args, sets) -> None:
             print(f"{args.variant}/{fold}: done before")
             continue
         out.mkdir(exist_ok=True)
-        train, test = split(sets, fold, not args.no_it, args.it_sample)
+        train, test = fold_split(sets, fold, config)
         t0 = time.time()
         est = QualityEstimator(recipe=recipe)
         est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt")
         est.save(out / "full.safetensors", name=f"{args.variant}-{fold}")
         minutes = (time.time() - t0) / 60
-        pred = est.predict([r.source for r in test], [r.translation for r in test])
-        np.save(out / "pred-full.npy", pred)
-        (out / "log.json").write_text(json.dumps({"minutes": minutes, "train_rows": sum(map(len, train)),
+        save_estimates(out, "full", est, test)
+        (out / "log.json").write_text(json.dumps({"minutes": minutes,
+                                                  "train_rows": sum(map(len, train)),
                                                   "log": asdict(est.log)}))
         for p in out.glob("train.ckpt*"):
             p.unlink()
         print(f"{args.variant}/{fold}: trained on {sum(map(len, train))} rows in {minutes:.1f} min")
         compress_fold(out, test, [args.ship_rank])
+
+
+def save_estimates(out: Path, suffix: str, est, test: list) -> None:
+    """A fold model's predictions on its test rows (``pred-SUFFIX.npy``), their base and
+    adequacy parts (``parts-SUFFIX.npy``) and each word's error probabilities
+    (``words-SUFFIX.json``: per row, ``[start, end, probability, minor, major]`` per word)."""
+    res = est.estimate([r.source for r in test], [r.translation for r in test])
+    np.save(out / f"parts-{suffix}.npy", np.array([[e.base, e.adequacy] for e in res]))
+    (out / f"words-{suffix}.json").write_text(json.dumps(
+        [[[w.start, w.end, round(w.probability, 4), round(w.minor, 4), round(w.major, 4)]
+          for w in e.words] for e in res]))
+    np.save(out / f"pred-{suffix}.npy", np.array([e.score for e in res]))
 
 
 def compress_fold(out: Path, test: list, ranks, bits=(8,)) -> None:
@@ -140,21 +191,20 @@ def compress_fold(out: Path, test: list, ranks, bits=(8,)) -> None:
     from xlscore.estimator import QualityEstimator
 
     full = QualityEstimator.load(out / "full.safetensors")
-    tuned = {k: v.detach().clone() for k, v in full.model.named_parameters()}
-    base_est = QualityEstimator()
+    tuned = {k: v.detach().clone() for k, v in full._weights().items()}
+    base_est = QualityEstimator(recipe=full.recipe)
     base = {k: v.detach().clone() for k, v in base_est.model.named_parameters()
-            if k in tuned and not k.startswith(("head.", "encoder.embeddings."))}
+            if k in tuned and k.startswith("encoder.") and not k.startswith("encoder.embeddings.")}
     changed = {k: tuned[k] for k in base}
-    changed.update({k: v for k, v in tuned.items() if k.startswith("head.")})
+    changed.update({k: v for k, v in tuned.items() if not k.startswith("encoder.")})
     for r in ranks:
         for b in bits:
-            f = out / f"pred-r{r}b{b}.npy"
-            if f.exists():
+            if (out / f"pred-r{r}b{b}.npy").exists():
                 continue
             d = delta.compress(base, changed, rank=r, bits=b)
             base_est._apply(d, base)
             base_est.fitted = True
-            np.save(f, base_est.predict([x.source for x in test], [x.translation for x in test]))
+            save_estimates(out, f"r{r}b{b}", base_est, test)
             (out / f"size-r{r}b{b}.txt").write_text(str(delta.delta_bytes(d)))
             print(f"  rank {r} int{b}: {delta.delta_bytes(d) / 1e6:.1f} MB")
 
@@ -166,7 +216,7 @@ def cmd_compress(args, sets) -> None:
         out = folder / fold
         if not (out / "full.safetensors").exists():
             continue
-        _, test = split(sets, fold, cfg["it"], cfg["it_sample"])
+        _, test = fold_split(sets, fold, cfg)
         print(f"{args.variant}/{fold}")
         compress_fold(out, test, RANKS, bits=(8, 16))
 
@@ -194,7 +244,7 @@ def cmd_soup(args, sets) -> None:
     for fold in LODO + tuple(f"cv-{t}-{k}" for t in ("news", "qe22") for k in range(K)):
         if not all((CACHE / m / fold / "pred-full.npy").exists() for m in members):
             continue
-        _, test = split(sets, fold, cfgs[0]["it"], cfgs[0]["it_sample"])
+        _, test = fold_split(sets, fold, cfgs[0])
         preds = [np.load(CACHE / m / fold / "pred-full.npy") for m in members]
         (CACHE / names["ens"] / fold).mkdir(exist_ok=True)
         np.save(CACHE / names["ens"] / fold / "pred-full.npy",
@@ -317,190 +367,6 @@ def cmd_features(args, sets) -> None:
 
 
 # ---------------------------------------------------------------------- report
-STATS = {"news": ("global_spearman", "seg_kendall", "sys_kendall"),
-         "qe22": ("global_spearman",), "it-test": ("global_spearman",)}
-LABEL = {"global_spearman": "Spearman", "seg_kendall": "per-seg Kendall",
-         "sys_kendall": "system Kendall"}
-
-
-def _agreement(rows: list, pred: np.ndarray):
-    return agreement([r.seg_id for r in rows], [r.system for r in rows],
-                     [r.human for r in rows], list(pred), n_boot=1000)
-
-
-def collect(sets, variant: str, suffix: str) -> dict[str, tuple[str, list, np.ndarray]]:
-    """``{test set: (how, rows, predictions)}`` for the folds a variant has run."""
-    folder = CACHE / variant
-    cfg = json.loads((folder / "config.json").read_text())
-    out = {}
-    for fold in LODO:
-        f = folder / fold / f"pred-{suffix}.npy"
-        if f.exists():
-            _, test = split(sets, fold, cfg["it"], cfg["it_sample"])
-            out[("LODO", TEST_OF[fold])] = (test, np.load(f))
-    for target in ("news", "qe22"):
-        parts = [(k, folder / f"cv-{target}-{k}" / f"pred-{suffix}.npy") for k in range(K)]
-        parts = [(k, p) for k, p in parts if p.exists()]
-        if parts:     # folds not run yet are left out, and the row says how many there are
-            rows, preds = [], []
-            for k, p in parts:
-                rows += split(sets, f"cv-{target}-{k}", cfg["it"], cfg["it_sample"])[1]
-                preds.append(np.load(p))
-            how = "CV" if len(parts) == K else f"CV, {len(parts)} of {K} folds"
-            out[(how, target)] = (rows, np.concatenate(preds))
-    return out
-
-
-def cmd_report(args, sets) -> None:
-    lines, csv_rows = [], []
-    variants = sorted(p.name for p in CACHE.iterdir() if (p / "config.json").exists()) \
-        if CACHE.exists() else []
-    header = "| variant | protocol | test set | " + " | ".join(
-        f"{LABEL[s]} [95% CI]" for s in ("global_spearman", "seg_kendall", "sys_kendall")) + " |"
-    lines += [header, "|" + " --- |" * 6]
-    base_dir = CACHE / "baselines"
-    rows_of = {"news": [r for r in sets["news"] if not r.is_human], "qe22": sets["qe22"],
-               "it-test": sets["it-test"]}
-    entries = []
-    for name in ("anchors", "e5-all", "length"):
-        for t, rows in rows_of.items():
-            f = base_dir / f"{name}-{t}.npy"
-            if f.exists():
-                entries.append((f"unsupervised: {name}", "no training", t, rows, np.load(f)))
-    for v in variants:
-        for (how, t), (rows, pred) in sorted(collect(sets, v, args.suffix).items()):
-            entries.append((v, how, t, rows, pred))
-    for name, how, t, rows, pred in entries:
-        a = _agreement(rows, pred)
-        cells = [str(a[s]) if s in STATS[t] else "" for s in
-                 ("global_spearman", "seg_kendall", "sys_kendall")]
-        lines.append(f"| {name} | {how} | {t} | " + " | ".join(cells) + " |")
-        csv_rows.append([name, how, t] + [a[s].value if s in STATS[t] else "" for s in
-                                          ("global_spearman", "seg_kendall", "sys_kendall")])
-    notes = []
-    for v in variants:
-        cfg = json.loads((CACHE / v / "config.json").read_text())
-        if v == "features":
-            notes.append(f"* `{v}`: {cfg['note']}")
-            continue
-        changed = {k: val for k, val in cfg["recipe"].items()
-                   if k != "delta_rank" and getattr(Recipe(), k) != val}
-        notes.append(f"* `{v}`: recipe defaults" + (f" except {changed}" if changed else "")
-                     + (f", IT data ({cfg['it_sample']} sources with post-edits)" if cfg["it"]
-                        else ", no IT data") + (f" — {cfg['note']}" if cfg.get("note") else ""))
-    comp = (compression_table(sets, variants) + "\n" + sensitivity_table(variants) + "\n"
-            + number_check_table(sets, variants))
-    body = ("Predictions " + ("of the uncompressed fine-tune" if args.suffix == "full" else
-                              f"with the delta compressed ({args.suffix})")
-            + "; machine translations only; 95% bootstrap intervals over segments (1000 "
-              "resamples). LODO: trained without the test set; CV: 4 folds by document, "
-              "every other set in training.\n\n" + "\n".join(lines) + "\n\nVariants:\n\n"
-            + "\n".join(notes) + "\n" + comp)
-    write_markdown("estimator", body, title="Quality estimator: agreement with human judgments "
-                                            "on data it was not trained on")
-    write_csv("estimator", ["variant", "protocol", "test", "spearman", "seg_kendall",
-                            "sys_kendall"], csv_rows)
-
-
-def sensitivity_table(variants) -> str:
-    """How often each variant's lodo-qe22 model (trained on news + IT) puts the correct
-    translation above a corrupted one: the challenge set's phenomena and the demo's flaws."""
-    from xlscore.challenge import read_challenge
-    from xlscore.estimator import QualityEstimator
-
-    root = Path(__file__).resolve().parent.parent / "data"
-    cases = read_challenge(root / "challenge" / "challenge.tsv")
-    import csv
-
-    with open(root / "demo" / "demo.tsv", encoding="utf-8", newline="") as fh:
-        demo = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    src = [c.source for c in cases] * 2 + [r["source"] for r in demo]
-    mt = [c.good for c in cases] + [c.bad for c in cases] + [r["translation"] for r in demo]
-    phenomena = list(dict.fromkeys(c.phenomenon for c in cases))
-    flaws = ("meaning", "omission", "literal")
-    lines = ["| variant | " + " | ".join(phenomena) + " | demo: " + " | demo: ".join(flaws)
-             + " |", "|" + " --- |" * (1 + len(phenomena) + len(flaws))]
-    for v in variants:
-        model = CACHE / v / "lodo-qe22" / "full.safetensors"
-        f = CACHE / v / "lodo-qe22" / "sensitivity.npy"
-        if not f.exists():
-            if not model.exists():
-                continue
-            np.save(f, QualityEstimator.load(model).predict(src, mt))
-        p = np.load(f)
-        n = len(cases)
-        wins = {ph: sum(p[k] > p[n + k] for k, c in enumerate(cases) if c.phenomenon == ph)
-                for ph in phenomena}
-        by: dict[str, dict[str, float]] = {}
-        for r, x in zip(demo, p[2 * n:]):
-            by.setdefault(r["id"], {})[r["quality"]] = x
-        demo_wins = [sum(d["good"] > d[fl] for d in by.values()) for fl in flaws]
-        lines.append(f"| {v} | " + " | ".join(f"{wins[ph]}/10" for ph in phenomena) + " | "
-                     + " | ".join(f"{w}/12" for w in demo_wins) + " |")
-    return ("\n### Sensitivity to single errors (each variant's lodo-qe22 model, raw predictions, "
-            "no flags)\n\n" + "\n".join(lines))
-
-
-def _number_mismatches(source: str, translation: str) -> int:
-    """Digit strings on one side only, each occurrence counted (as the evidence reports)."""
-    from collections import Counter
-
-    from xlscore.anchors import is_number
-    from xlscore.words import split_words
-
-    a, b = (Counter(w.text for w in split_words(t) if is_number(w.text))
-            for t in (source, translation))
-    return sum(((a - b) + (b - a)).values())
-
-
-def number_check_table(sets, variants, weights=(0.25, 0.5, 1.0)) -> str:
-    """Would an explicit check help? Each LODO prediction minus ``weight`` normal-score units
-    per number on one side only, against the prediction alone (weights fixed beforehand)."""
-    lines = ["| variant | test set | statistic | no check | " + " | ".join(
-        f"−{w} per number" for w in weights) + " |", "|" + " --- |" * (4 + len(weights))]
-    for v in variants:
-        for (how, t), (rows, pred) in sorted(collect(sets, v, "full").items()):
-            if how != "LODO" or t == "it-test":
-                continue
-            m = np.array([_number_mismatches(r.source, r.translation) for r in rows])
-            for stat in ("global_spearman", "seg_kendall") if t == "news" else ("global_spearman",):
-                vals = [agreement([r.seg_id for r in rows], [r.system for r in rows],
-                                  [r.human for r in rows], list(pred - w * m), n_boot=0)[stat]
-                        for w in (0.0, *weights)]
-                lines.append(f"| {v} | {t} ({(m > 0).mean():.1%} with a mismatch) | {LABEL[stat]} | "
-                             + " | ".join(f"{x.value:+.3f}" for x in vals) + " |")
-    return ("\n### An explicit number check on top of the estimator (LODO, uncompressed)\n\n"
-            + "\n".join(lines))
-
-
-def compression_table(sets, variants) -> str:
-    """Agreement of each compressed delta next to the full fine-tune, for the folds that have
-    the predictions."""
-    out = []
-    for v in variants:
-        for fold in LODO:
-            d = CACHE / v / fold
-            sizes = sorted(d.glob("size-r*.txt"), key=lambda p: (int(p.stem.split("r")[1].split("b")[0]), p.stem))
-            if len(sizes) < 2:
-                continue
-            cfg = json.loads((CACHE / v / "config.json").read_text())
-            _, test = split(sets, fold, cfg["it"], cfg["it_sample"])
-            stat = "seg_kendall" if fold == "lodo-news" else "global_spearman"
-            full = np.load(d / "pred-full.npy")
-            rows = [f"| full fine-tune | {21.4 * 2:.1f} (fp16) | {_agreement(test, full)[stat]} | |"]
-            for s in sizes:
-                tag = s.stem.removeprefix("size-")
-                pred = np.load(d / f"pred-{tag}.npy")
-                r, b = tag[1:].split("b")
-                rows.append(f"| rank {r}, {'int8' if b == '8' else 'fp16'} factors | "
-                            f"{int(s.read_text()) / 1e6:.1f} | {_agreement(test, pred)[stat]} | "
-                            f"{np.abs(pred - full).max():.3f} |")
-            out.append(f"\n### Compressing the delta: `{v}`, {fold} ({LABEL[stat]})\n\n"
-                       "| delta | MB | agreement [95% CI] | largest change of a prediction |\n"
-                       "| --- | --- | --- | --- |\n" + "\n".join(rows))
-    return "\n".join(out)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["run", "baselines", "features", "soup", "compress",
@@ -510,6 +376,8 @@ def main() -> None:
     ap.add_argument("--variant", default="ce")
     ap.add_argument("--folds", default="lodo", help="lodo, cv-news, cv-qe22 or fold names")
     ap.add_argument("--no-it", action="store_true", help="leave the IT data out of training")
+    ap.add_argument("--da", action="store_true",
+                    help="train on the newstest DA set too (ranking pairs only)")
     ap.add_argument("--it-sample", type=int, default=IT_SAMPLE)
     ap.add_argument("--ship-rank", type=int, default=Recipe().delta_rank)
     ap.add_argument("--suffix", default="full", help="report: which predictions (full, r64b8)")
@@ -517,11 +385,17 @@ def main() -> None:
     ap.add_argument("--quiet", action="store_true")
     for f in fields(Recipe):
         if f.name not in ("delta_rank", "delta_bits"):
-            ap.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=None)
+            ap.add_argument("--" + f.name.replace("_", "-"), type=recipe_type(f.default),
+                            default=None)
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
+    if args.command == "report":
+        from estimator_report import cmd_report
+
+        cmd_report(args, sets)
+        return
     {"run": cmd_run, "baselines": cmd_baselines, "features": cmd_features, "soup": cmd_soup,
-     "compress": cmd_compress, "report": cmd_report}[args.command](args, sets)
+     "compress": cmd_compress}[args.command](args, sets)
 
 
 if __name__ == "__main__":

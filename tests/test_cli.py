@@ -44,7 +44,7 @@ def scored_tsv(tmp_path_factory):
 def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     out, r = scored_tsv
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("# xlscore:0.1.0|est:qe-e5s#") and " inputs:" in lines[0]
+    assert lines[0].startswith("# xlscore:0.1.0|est:adq-e5s#") and " inputs:" in lines[0]
     rows = list(csv.DictReader(lines[1:], delimiter="\t"))
     data = [x for x in rows if x["segment"] != "system"]
     assert len(data) == 12 * 4
@@ -54,11 +54,11 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
     assert "align:corpus#" in r.stderr           # the full signature, with the map's digest
-    # the default: the estimator's prediction is the score (nothing foreign here), no consensus
-    assert "|cons:no|" in lines[0]
+    # the default: the estimator's prediction minus 10 x (1 - similarity), no consensus
+    assert "|cons:no|" in lines[0] and "+10*sim:" in lines[0]
     for x in data:
-        assert x["consensus"] == "" and float(x["score"]) == pytest.approx(float(x["estimate"]),
-                                                                          abs=2e-6)
+        want = float(x["estimate"]) - 10 * (1 - float(x["similarity"]))
+        assert x["consensus"] == "" and float(x["score"]) == pytest.approx(want, abs=2e-5)
     assert any(x["unmatched_source"] for x in data)
 
 
@@ -188,7 +188,7 @@ def test_evaluate_on_judged_demo_data(tmp_path):
     r = ok(xlscore("evaluate", "--data", data, "--n-boot", "100", "--quiet"))
     assert "48 translations, 4 systems, 12 segments" in r.stdout
     assert "per-segment Kendall" in r.stdout and "global Spearman" in r.stdout
-    assert "the paper's method (anchor F1)" in r.stdout and "est:qe-e5s#" in r.stdout
+    assert "the paper's method (anchor F1)" in r.stdout and "est:adq-e5s#" in r.stdout
     j = ok(xlscore("evaluate", "--data", data, "--n-boot", "50", "--quiet", "--format", "json",
                    "--estimator", "none", "--folds", "3"))
     doc = json.loads(j.stdout)
@@ -210,12 +210,14 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
         for i, r in enumerate(rows[:10])), encoding="utf-8")
     out = tmp_path / "models" / "tiny-qe.safetensors"      # a folder that does not exist yet
     t = ok(xlscore("train", "--data", data, "--data", qe, "-o", out, "--base", unigram_dir,
-                   "--epochs", "1", "--delta-rank", "2", "--quiet"))
+                   "--epochs", "1", "--delta-rank", "2", "--similarity-weight", "2",
+                   "--quiet"))
     assert "saved" in t.stdout and "est:tiny-qe#" in t.stdout and out.exists()
     assert not list(out.parent.glob("*.ckpt*"))          # the checkpoint is gone once saved
     s = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "--estimator", out, "--format", "tsv",
                    "--quiet", "--alignment", "dictionary"))
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
+    assert "+2*sim:pack:e5-small@9#" in s.stdout.splitlines()[0]
     scores = [float(x["estimate"]) for x in csv.DictReader(s.stdout.splitlines()[1:],
                                                              delimiter="\t")
               if x["segment"] != "system"]
@@ -227,6 +229,14 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
     assert bad.returncode == 2 and "none.tsv: no such file" in bad.stderr
     bad = xlscore("train", "--data", data, "-o", out, "--epochs", "0")
     assert bad.returncode == 2 and "recipe: epochs must be positive" in bad.stderr
+    marks = tmp_path / "spans.tsv"
+    marks.write_text("seg_id\tsystem\ttranslation\tspans\nnone:1:1\tx\tабв\t[]\n",
+                     encoding="utf-8")
+    bad = xlscore("train", "--data", data, "-o", out, "--errors", marks)
+    assert bad.returncode == 2 and "spans.tsv: no judged translation" in bad.stderr
+    marks.write_text("", encoding="utf-8")
+    bad = xlscore("train", "--data", data, "-o", out, "--errors", marks)
+    assert bad.returncode == 2 and "spans.tsv: file is empty" in bad.stderr
 
 
 def test_plot_alignment_writes_a_png(tmp_path):

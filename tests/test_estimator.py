@@ -1,6 +1,7 @@
 """The quality estimator's mechanics on a tiny random model: fit, predict, save, load,
 checkpoints, refusals. (The shipped estimator on the real pack: test_default_estimator.py.)"""
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -22,7 +23,9 @@ def _data():
     return [news, single]
 
 
-RECIPE = Recipe(epochs=2, batch_size=4, lr=1e-3, delta_rank=2, seed=1)
+# the sentence head alone (the extended model below has the alignment features and word head)
+RECIPE = Recipe(epochs=2, batch_size=4, lr=1e-3, delta_rank=2, seed=1, synthetic=0.0,
+                features=False, word_weight=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -102,13 +105,12 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
     with pytest.raises(XLScoreError, match="checkpoint .*bad.ckpt cannot be read"):
         QualityEstimator(str(unigram_dir), recipe=RECIPE).fit(_data(),
                                                               checkpoint=tmp_path / "bad.ckpt")
-    other = Recipe(epochs=2, batch_size=4, lr=2e-3, delta_rank=2, seed=1)
+    other = replace(RECIPE, lr=2e-3)
     with pytest.raises(XLScoreError, match="written for other data or settings"):
         QualityEstimator(str(unigram_dir), recipe=other).fit(_data(), checkpoint=ckpt)
 
 
 def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
-    from dataclasses import replace
 
     from xlscore.training import remove_checkpoint
 
@@ -193,3 +195,130 @@ def test_a_pair_longer_than_the_model_is_cut_with_a_warning(trained):
         pred = trained.predict(["the cat", "the cat"], ["кусок", long])
     assert np.isfinite(pred).all()
     torch.manual_seed(0)
+
+
+# ---------------------------------------------------------------------- adequacy and word head
+EXTENDED = Recipe(epochs=3, batch_size=4, lr=1e-3, head_lr=1e-2, delta_rank=2, seed=1,
+                  features=True, word_weight=1.0, synthetic=0.5, synthetic_margin=0.5,
+                  span_threshold=0.3)
+
+
+def _marked():
+    """The tiny data with error marks on every other news row (the first half of the
+    translation, or none), and a DA set (ranking pairs only)."""
+    from xlscore.judgments import ErrorMark
+
+    news, single = _data()
+    news = [replace(r, errors=(ErrorMark(0, len(r.translation) // 2, "major"),) if i % 2
+                    else ()) for i, r in enumerate(news)]
+    da = [Judgment(f"da:x:{i}", f"s{k}", WORDS_EN[i], WORDS_RU[(i + 2 * k) % 5], 0.0,
+                   kind="da", raw=100.0 - 30 * k) for i in range(5) for k in range(3)]
+    return [news, single, da]
+
+
+@pytest.fixture(scope="module")
+def extended(unigram_dir):
+    return QualityEstimator(str(unigram_dir), recipe=EXTENDED, precision="fp32").fit(_marked())
+
+
+def test_the_extended_model_reports_parts_words_and_spans(extended, tmp_path):
+    src, mt = WORDS_EN, WORDS_RU
+    res = extended.estimate(src, mt)
+    pred = extended.predict(src, mt)
+    assert np.array_equal(pred, [e.score for e in res])
+    for e, text in zip(res, mt):
+        assert e.base + e.adequacy == pytest.approx(e.score, abs=1e-5)
+        assert e.words and all(0 <= w.probability <= 1 for w in e.words)
+        assert all(text[s.start:s.end] == s.text and s.severity in ("minor", "major")
+                   and s.probability >= EXTENDED.span_threshold for s in e.error_spans)
+    # trained, the adequacy layer is no longer the zero it starts from
+    assert any(abs(e.adequacy) > 0 for e in res)
+    assert extended.model.align_std.min() > 0
+    again = QualityEstimator.load(extended.save(tmp_path / "ext.safetensors"), precision="fp32")
+    assert again.model.use_align and again.model.use_words
+    assert np.allclose(again.predict(src, mt), pred, atol=1e-6)
+    assert [e.error_spans for e in again.estimate(src, mt)] == [e.error_spans for e in res]
+
+
+def test_extended_predictions_do_not_depend_on_company_or_order(extended):
+    src, mt = WORDS_EN * 2, [WORDS_RU[(i * 3) % 5] for i in range(10)]
+    ref = extended.estimate(src, mt)
+    perm = np.random.default_rng(1).permutation(10)
+    got = extended.estimate([src[i] for i in perm], [mt[i] for i in perm])
+    assert [g.score for g in got] == [ref[i].score for i in perm]
+    assert [g.words for g in got] == [ref[i].words for i in perm]
+    assert extended.estimate(src[:1], mt[:1])[0] == ref[0]
+
+
+def test_spans_point_into_the_translation_as_given(extended):
+    given = "  кусок\u00a0\u00a0бумаги\u00ad "
+    [e] = extended.estimate(["the cat"], [given])
+    assert [given[w.start:w.end] for w in e.words] == ["кусок", "бумаги"]
+    assert all(given[s.start:s.end] == s.text for s in e.error_spans)
+
+
+def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, tmp_path, e5):
+    from xlscore import Encoder, Lexicon, XLScorer
+
+    src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
+    mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
+    trained.similarity_weight = 2.5
+    try:
+        path = trained.save(tmp_path / "sim.safetensors")
+    finally:
+        trained.similarity_weight = 0.0
+    est = QualityEstimator.load(path, precision="fp32")
+    assert est.similarity_weight == 2.5 and est.describe()["similarity_weight"] == 2.5
+    (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
+    lexicon = Lexicon.from_tsv(tmp_path / "lex.tsv")
+    scorer = XLScorer(en_model=Encoder.load("pack:minilm-en"), ru_model=e5, lexicon=lexicon,
+                      estimator=est)
+    res = scorer.score(src, mt)
+    # the similarity is exactly the multilingual all-words score of the paper's method
+    plain = XLScorer(multilingual=e5, lexicon=lexicon, variant="all", estimator=None)
+    want = [r.score for r in plain.score(src, mt)]
+    assert [r.similarity for r in res] == pytest.approx(want, abs=1e-6)
+    assert all(r.score == pytest.approx(r.estimate - 2.5 * (1 - r.similarity), abs=1e-9)
+               for r in res)
+    assert res[2].similarity < res[0].similarity      # untranslated: the foreign penalty
+    assert "+2.5*sim:pack:e5-small@9" in scorer.signature()
+    assert scorer._similarity_encoder() is e5          # the Russian encoder is reused
+    d = res[0].to_dict()
+    assert d["similarity"] == res[0].similarity
+    assert type(res[0]).from_dict(d) == res[0]
+    # an estimator without the weight leaves the score alone
+    bare = XLScorer(en_model=Encoder.load("pack:minilm-en"), ru_model=e5, lexicon=lexicon,
+                    estimator=trained)
+    assert all(r.similarity is None for r in bare.score(src, mt))
+    assert "sim:" not in bare.signature()
+
+
+def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    path = trained.save(tmp_path / "t.safetensors")
+    with safe_open(str(path), framework="pt") as fh:
+        meta = json.loads(fh.metadata()["xlscore_estimator"])
+    meta["similarity_weight"] = -1
+    save_file(load_file(str(path)), str(tmp_path / "neg.safetensors"),
+              metadata={"xlscore_estimator": json.dumps(meta)})
+    with pytest.raises(ModelError, match="bad similarity_weight -1"):
+        QualityEstimator.load(tmp_path / "neg.safetensors")
+
+
+def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp_path):
+    est = QualityEstimator(str(unigram_dir), recipe=replace(RECIPE, delta_rank=0),
+                           precision="fp32").fit(_data())
+    full = est.predict(WORDS_EN, WORDS_RU)
+    big = est.save(tmp_path / "full.safetensors").stat().st_size
+    est.recompress(2, 8)
+    small = est.save(tmp_path / "small.safetensors")
+    assert small.stat().st_size < big and est.meta["recipe"]["delta_rank"] == 2
+    again = QualityEstimator.load(small, precision="fp32")
+    assert again.recipe.delta_rank == 2
+    assert np.allclose(again.predict(WORDS_EN, WORDS_RU), est.predict(WORDS_EN, WORDS_RU),
+                       atol=1e-6)
+    assert not np.array_equal(est.predict(WORDS_EN, WORDS_RU), full)   # rank 2 of 32 loses
+    with pytest.raises(XLScoreError, match="not trained"):
+        QualityEstimator(str(unigram_dir), recipe=RECIPE).recompress(2, 8)

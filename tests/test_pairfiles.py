@@ -112,7 +112,9 @@ def test_part_files_are_recognised_by_job_and_row_count(tmp_path):
                                   "n_anchors": 1, "anchors": [["cat", "кот"]], "foreign": 0.0,
                                   "flags": [], "consensus": None, "estimate": 0.5,
                                   "unmatched_source": [], "foreign_words": [],
-                                  "numbers_missing": [], "numbers_added": []}}, False)
+                                  "numbers_missing": [], "numbers_added": [],
+                                  "adequacy": None, "similarity": None,
+                                  "error_spans": []}}, False)
     assert table.column("score").to_pylist() == [0.5, None, None, None]
     path = write_part(out, units[0], table, signature="sig", job="job1")
     assert pq.read_schema(path).metadata[b"xlscore.signature"] == b"sig"

@@ -4,6 +4,7 @@ import base64
 import hashlib
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from xlscore import InputError, ScoreResult
 from xlscore.compare import compare_engines, segment_ranking
 from xlscore.evidence import Evidence
 from xlscore.report import build_report, read_saved_scores
+from xlscore.spans import ErrorSpan
+from xlscore.words import normalize_text
 
 HOSTILE = ["<script>window.__pwned = 1</script>",
            '"><img src=x onerror="window.__pwned = 1">',
@@ -23,6 +26,54 @@ HOSTILE = ["<script>window.__pwned = 1</script>",
 def result(score: float, anchors=(), flags=(), **evidence) -> ScoreResult:
     return ScoreResult(score, score, score, score, len(anchors), tuple(anchors), 0.0,
                        tuple(flags), None, score, Evidence(**evidence))
+
+
+def span(text: str, part: str, severity: str = "major", probability: float = 0.9,
+         nth: int = 0) -> ErrorSpan:
+    """The error span over the ``nth`` occurrence of ``part`` in ``text`` (the text as given)."""
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(part, at + 1)
+    return ErrorSpan(at, at + len(part), part, severity, probability)
+
+
+def with_spans(r: ScoreResult, *spans: ErrorSpan, adequacy: float | None = 0.125
+               ) -> ScoreResult:
+    return replace(r, error_spans=tuple(spans), adequacy=adequacy, estimate=r.score)
+
+
+#: translations that normalisation changes (spaces, a decomposed й, a soft hyphen, NBSP) and
+#: the parts of them marked as predicted errors: ``[(text, [(part, severity), ...])]``
+CHANGED = [("  Мой  кот   спит на  ковре. ", [("Мой", "minor"),
+                                                       ("кот   спит", "major")]),
+           ("Дом­ик стоит у реки.", [("Дом­ик", "major"), ("реки", "minor")]),
+           ("Он сказал: «<script>window.__pwned = 1</script>»",
+            [("<script>window.__pwned = 1</script>", "major")]),
+           ('Текст "><img src=x onerror="window.__pwned = 1"> конец',
+            [('"><img src=x onerror="window.__pwned = 1">', "minor")]),
+           ("Обычный текст без изменений.", [])]
+
+
+def spanned(n: int = 6):
+    """Sources, two engines' translations and results with predicted error spans: engine
+    ``A`` has the texts of :data:`CHANGED` (cycled), ``B <i>`` plain ones with a minor span on
+    even segments; expected major segments (1-based): those whose ``A`` text has a major
+    span."""
+    sources = [f"The cat {k} sleeps on the rug." for k in range(n)]
+    texts, results, major = {"A": [], "B <i>": []}, [], []
+    for k in range(n):
+        text, parts = CHANGED[k % len(CHANGED)]
+        other = f"Кошка {k}  спит на ковре."
+        texts["A"].append(text)
+        texts["B <i>"].append(other)
+        a = with_spans(result(0.4 + 0.01 * k), *[span(text, part, sev, 0.5 + 0.05 * j)
+                                                  for j, (part, sev) in enumerate(parts)])
+        b = with_spans(result(0.3), *([span(other, "спит", "minor", 0.42)] if k % 2 == 0
+                                      else []), adequacy=None if k % 3 else -0.05)
+        results.append({"A": a, "B <i>": b})
+        if any(sev == "major" for _, sev in parts):
+            major.append(k + 1)
+    return sources, texts, results, major
 
 
 def synthetic(n: int = 30, seed: int = 0):
@@ -135,7 +186,7 @@ def test_report_command_scores_or_reads_a_saved_run(tmp_path):
                    "--name", "C <3"))
     html = page.read_text(encoding="utf-8")
     assert "wrote" in r.stderr and "12 segments" in r.stderr
-    assert "C &lt;3" in html and "xlscore report -s" in html and "est:qe-e5s#" in html
+    assert "C &lt;3" in html and "xlscore report -s" in html and "est:adq-e5s#" in html
     saved = tmp_path / "s.jsonl"
     ok(xlscore("score", *args, "--format", "json", "-o", saved))
     again = tmp_path / "again.html"
@@ -159,3 +210,77 @@ def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     r = xlscore("report", *args, "--name", "A", "-o", tmp_path / "z.html")
     assert r.returncode == 2 and "1 --name for 3" in r.stderr
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "z.html").exists()
+
+
+def _data(html: str) -> dict:
+    return json.loads(re.search(r'id="xlscore-data">(.*?)</script>', html, re.S).group(1))
+
+
+def test_error_spans_point_into_the_displayed_text():
+    sources, translations, results, _ = spanned()
+    html = build_report(sources, translations, results, signature="s", n_boot=20)
+    data = _data(html)
+    assert data["segments"][0][1][0][0] == "Мой кот спит на ковре."     # what the page shows
+    for k, (_, pairs) in enumerate(data["segments"]):
+        for e, pair in zip(translations, pairs):
+            shown, given, r = pair[0], translations[e][k], results[k][e]
+            assert shown == normalize_text(given)
+            assert len(pair) == 16 and pair[14] == (None if r.adequacy is None else r.adequacy)
+            assert pair[15] == (None if r.similarity is None else round(r.similarity, 4))
+            assert [[a, b, sev] for a, b, sev, _ in pair[13]] == [
+                [shown.index(normalize_text(sp.text)),
+                 shown.index(normalize_text(sp.text)) + len(normalize_text(sp.text)),
+                 sp.severity] for sp in r.error_spans]
+            assert [shown[a:b] for a, b, *_ in pair[13]] == [normalize_text(sp.text)
+                                                             for sp in r.error_spans]
+            assert [p for *_, p in pair[13]] == [sp.probability for sp in r.error_spans]
+    # the decomposed й becomes one character and the span ends with it
+    a, b = data["segments"][0][1][0][13][0][:2]
+    assert data["segments"][0][1][0][0][a:b] == "Мой" and (a, b) == (0, 3)
+    assert 'id="predicted" type="checkbox">' in html and "not verdicts" in html
+
+
+def test_error_spans_that_do_not_fit_are_left_out_and_overlaps_cut():
+    text = "Кот  спит на ков\u00adре."
+    good = span(text, "спит на", "major", 0.8)
+    spans = [ErrorSpan(0, 3, "Пёс", "major", 0.9),            # other text: not this one
+             ErrorSpan(15, 40, "ре.", "major", 0.9),          # beyond the end
+             span(text, "\u00ad", "minor", 0.9),             # a character normalisation drops
+             span(text, "на ков\u00adре", "odd <b>", float("nan")),  # overlap: cut to " ковре"
+             good]
+    results = [{"A": with_spans(result(0.5), *spans), "B": result(0.4)}]
+    data = _data(build_report(["The cat sleeps."], {"A": [text], "B": ["Кот спит."]}, results,
+                              signature="s", n_boot=10))
+    shown, marks = data["segments"][0][1][0][0], data["segments"][0][1][0][13]
+    assert [(shown[a:b], sev, p) for a, b, sev, p in marks] == [("спит на", "major", 0.8),
+                                                                (" ковре", "minor", 0.0)]
+
+
+def test_hostile_text_inside_error_spans_never_reaches_the_page_raw():
+    sources, translations, results, _ = spanned()
+    html = build_report(sources, translations, results, signature="s", n_boot=20)
+    for text in HOSTILE[:2] + ["<script>window", "<img", 'onerror="window', "B <i>"]:
+        assert text not in html
+    assert len(re.findall(r"<script\b", html)) == 2 and "<img" not in html
+    block = re.search(r'id="xlscore-data">(.*?)</script>', html, re.S).group(1)
+    assert "<" not in block and ">" not in block and "\u2028" not in block
+    pair = _data(html)["segments"][2][1][0]
+    (a, b, sev, _), = pair[13]
+    assert pair[0][a:b] == HOSTILE[0] and sev == "major"
+
+
+def test_results_without_error_spans_still_build():
+    sources, translations, results = synthetic(n=8)
+    html = build_report(sources, translations, results, signature="s", n_boot=20)
+    data = _data(html)
+    assert all(pair[13] == [] and pair[14] is None for _, pairs in data["segments"]
+               for pair in pairs)
+    assert 'id="predicted" type="checkbox" disabled>' in html
+    assert "hold no predicted errors" in html
+    # results read back from a saved run (to_dict/from_dict) keep their spans and adequacy
+    sources, translations, results, _ = spanned(n=3)
+    again = [{e: ScoreResult.from_dict(json.loads(json.dumps(r.to_dict()))) for e, r in
+              by.items()} for by in results]
+    assert again == results
+    assert (_data(build_report(sources, translations, again, signature="s", n_boot=10))
+            == _data(build_report(sources, translations, results, signature="s", n_boot=10)))

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from test_report import HOSTILE, synthetic
+from test_report import HOSTILE, spanned, synthetic
 from xlscore.browser import find_chromium, open_chromium, page_url
 from xlscore.report import write_report
 from xlscore.words import normalize_text, split_words
@@ -154,4 +154,93 @@ def test_large_tables_are_paged(browser, tmp_path):
     browser.find_element(By.ID, "next").click()
     assert _rows(browser) == list(range(101, 121))
     assert not browser.find_element(By.ID, "next").is_enabled()
+    assert _errors(browser) == []
+
+
+def _marks(element) -> list[tuple[str, str]]:
+    return [(m.get_attribute("textContent"), m.get_attribute("class"))
+            for m in element.find_elements(By.CSS_SELECTOR, "mark")]
+
+
+def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_path):
+    sources, translations, results, major = spanned(n=12)
+    path = write_report(tmp_path / "spans.html", sources, translations, results,
+                        signature="s", n_boot=20)
+    browser.get(page_url(path))
+    assert browser.execute_script("return window.xlscoreReport.segments") == 12
+    assert browser.find_element(By.ID, "error-legend").is_displayed()
+    # each engine's cell marks its spans: the text of each mark is the span's text as shown
+    rows = browser.find_elements(By.CSS_SELECTOR, "#segment-rows tr")
+    assert len(rows) == 12
+    for k, tr in enumerate(rows):
+        cells = tr.find_elements(By.TAG_NAME, "td")[2:4]
+        for td, e in zip(cells, translations):
+            expected = [(normalize_text(sp.text), f"err {sp.severity}")
+                        for sp in results[k][e].error_spans]
+            assert _marks(td) == expected
+            # the cell still reads as the whole (normalised) translation
+            assert td.get_attribute("textContent").endswith(" " + normalize_text(
+                translations[e][k]))
+    assert any(_marks(td) for td in browser.find_elements(By.CSS_SELECTOR, "#segment-rows td"))
+    # injected markup inside a span stays text: no element made, nothing ran
+    assert browser.find_elements(By.CSS_SELECTOR, "#segment-rows img, #segment-rows script, "
+                                 "#segment-rows b, #segment-rows i") == []
+    hostile = [m for m in browser.find_elements(By.CSS_SELECTOR, "#segment-rows mark")
+               if m.get_attribute("textContent") in HOSTILE[:2]]
+    assert len(hostile) >= 2 and all(not m.find_elements(By.XPATH, "./*") for m in hostile)
+    # the "predicted errors" filter keeps the segments where an engine has a major span
+    box = browser.find_element(By.ID, "predicted")
+    assert box.is_enabled()
+    box.click()
+    assert _rows(browser) == major and 0 < len(major) < 12
+    # with "only flagged" too (no segment here is flagged), nothing is left; then undo both
+    browser.find_element(By.ID, "flagged").click()
+    assert _rows(browser) == []
+    browser.find_element(By.ID, "flagged").click()
+    assert _rows(browser) == major
+    box.click()
+    assert len(_rows(browser)) == 12
+    # the segment view: the same marks on the translation, the list of predicted errors and
+    # the score's parts with the adequacy and the base
+    for k in (0, 3, 2):
+        browser.find_elements(By.CSS_SELECTOR, "#segment-rows tr")[k].click()
+        view = browser.find_element(By.ID, "segment-view")
+        blocks = view.find_elements(By.CSS_SELECTOR, ".pair")
+        assert len(blocks) == 2
+        for block, e in zip(blocks, translations):
+            r = results[k][e]
+            mt = block.find_element(By.CSS_SELECTOR, "p.mt")
+            assert _marks(mt) == [(normalize_text(sp.text), f"err {sp.severity}")
+                                  for sp in r.error_spans]
+            assert mt.get_attribute("textContent") == normalize_text(translations[e][k])
+            listed = block.find_elements(By.CSS_SELECTOR, "p.errors q")
+            assert [q.get_attribute("textContent") for q in listed] == [
+                normalize_text(sp.text) for sp in r.error_spans]
+            if r.error_spans:
+                line = block.find_element(By.CSS_SELECTOR, "p.errors").text
+                for sp in r.error_spans:
+                    assert f"{sp.severity}, {sp.probability:.2f}" in line
+            parts = block.find_element(By.CSS_SELECTOR, ".parts").text
+            if r.adequacy is None:
+                assert "adequacy" not in parts and "base" not in parts
+            else:
+                assert f"adequacy {r.adequacy:+.4f}" in parts
+                assert f"base {r.score - r.adequacy:+.4f}" in parts
+        assert view.find_elements(By.CSS_SELECTOR, "img, script, b:not(.parts b):not(.errors b)"
+                                  ) == []
+    # segment 3 holds <script> inside a major span: shown as text in the view too
+    assert HOSTILE[0] in browser.find_element(By.ID, "segment-view").text
+    assert browser.execute_script("return typeof window.__pwned") == "undefined"
+    assert _errors(browser) == []
+
+
+def test_pages_without_predicted_errors_disable_their_filter(browser, demo_page):
+    browser.get(page_url(demo_page))
+    has = browser.execute_script(
+        "return JSON.parse(document.getElementById('xlscore-data').textContent).segments"
+        ".some(function (r) { return r[1].some(function (p) { return p[13].length; }); })")
+    box = browser.find_element(By.ID, "predicted")
+    assert box.is_enabled() == has
+    if not has:
+        assert browser.find_elements(By.CSS_SELECTOR, "#segment-rows mark") == []
     assert _errors(browser) == []

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from xlscore import XLScoreError
-from xlscore.corruptions import KINDS, corrupt
+from xlscore.corruptions import corrupt
 from xlscore.judgments import Judgment
-from xlscore.training import (Recipe, batch_loss, make_examples, normal_scores,
-                              plan_batches)
+from xlscore.training import (BatchTargets, Recipe, batch_loss, make_examples,
+                              normal_scores, piece_labels, plan_batches)
 
 
 def test_normal_scores_keep_order_and_ties_on_one_scale():
@@ -47,6 +47,9 @@ def test_synthetic_examples_hang_on_their_parent():
         parent = ex[e.parent]
         assert e.weight == 0.0 and e.group == -1 and e.translation != parent.translation
         assert e.source == parent.source
+        # the corrupted characters are labelled as a major error, the rest is unknown
+        assert e.errors and not e.clean
+        assert all(0 <= a <= b <= len(e.translation) and cls == 2 for a, b, cls in e.errors)
 
 
 def test_batches_cover_every_example_once_and_keep_sources_together():
@@ -66,21 +69,70 @@ def test_batches_cover_every_example_once_and_keep_sources_together():
 
 
 def test_loss_rewards_the_right_order():
-    target = torch.tensor([1.0, 0.0, -1.0, 0.5])
-    weight = torch.tensor([1.0, 1.0, 1.0, 0.0])
-    group = torch.tensor([0, 0, 0, -1])
-    parent = torch.tensor([-1, -1, -1, 0])
+    t = BatchTargets(target=torch.tensor([1.0, 0.0, -1.0, 0.5]),
+                     weight=torch.tensor([1.0, 1.0, 1.0, 0.0]),
+                     group=torch.tensor([0, 0, 0, -1]), parent=torch.tensor([-1, -1, -1, 0]))
+    both = Recipe(rank_weight=1.0, synthetic_weight=1.0)
     right = torch.tensor([3.0, 0.0, -3.0, -2.0])
     wrong = torch.tensor([-3.0, 0.0, 3.0, 5.0])
-    assert batch_loss(right, target, weight, group, parent, 1.0, 1.0) < \
-        batch_loss(wrong, target, weight, group, parent, 1.0, 1.0)
+    assert batch_loss(right, t, both) < batch_loss(wrong, t, both)
     # without the ranking terms only the squared error of weighted rows counts
     exact = torch.tensor([1.0, 0.0, -1.0, 99.0])
-    assert batch_loss(exact, target, weight, group, parent, 0.0, 0.0).item() == pytest.approx(0)
+    none = Recipe(rank_weight=0.0, synthetic_weight=0.0)
+    assert batch_loss(exact, t, none).item() == pytest.approx(0)
     # pairwise term: softplus(-(p_i - p_j)) over the 3 ordered pairs of group 0
     flat = torch.zeros(4)
     want = (2 / 3) + np.log(2)
-    assert batch_loss(flat, target, weight, group, parent, 1.0, 0.0).item() == pytest.approx(want)
+    assert batch_loss(flat, t, Recipe(rank_weight=1.0, synthetic_weight=0.0)).item() == \
+        pytest.approx(want)
+    # the corruption's margin: softplus(margin - (parent - child))
+    only = Recipe(rank_weight=0.0, synthetic_weight=1.0, synthetic_margin=0.5)
+    gap = torch.tensor([1.0, 0.0, -1.0, 0.25])
+    assert batch_loss(gap, t, only).item() == pytest.approx(float(np.log1p(np.exp(-0.25))))
+
+
+def test_da_pairs_need_a_clear_gap_in_raw_ratings():
+    """Direct assessment: two translations of a source are a ranking pair only when their raw
+    ratings differ by more than da_gap; the squared error does not apply (weight 0)."""
+    t = BatchTargets(target=torch.zeros(3), weight=torch.zeros(3), group=torch.tensor([0, 0, 0]),
+                     parent=torch.tensor([-1, -1, -1]), rank_value=torch.tensor([90.0, 80.0, 50.0]),
+                     rank_gap=torch.full((3,), 25.0))
+    r = Recipe(rank_weight=1.0)
+    # only (90, 50) and (80, 50) count: 0 vs 2 wrong orders
+    good = torch.tensor([0.0, 0.0, -5.0])
+    assert batch_loss(good, t, r).item() == pytest.approx(float(np.log1p(np.exp(-5.0))))
+    # the close pair (90, 80) in either order changes nothing
+    swapped = torch.tensor([0.0, 1.0, -5.0])
+    assert batch_loss(swapped, t, r).item() == pytest.approx(
+        float((np.log1p(np.exp(-5.0)) + np.log1p(np.exp(-6.0))) / 2))
+
+
+def test_word_loss_counts_labelled_pieces_only():
+    t = BatchTargets(target=torch.zeros(1), weight=torch.zeros(1), group=torch.tensor([-1]),
+                     parent=torch.tensor([-1]), labels=torch.tensor([[-100, 0, 2, -100]]))
+    logits = torch.zeros(1, 4, 3)
+    logits[0, 0] = torch.tensor([0.0, 0.0, 50.0])      # unlabelled: ignored however wrong
+    r = Recipe(rank_weight=0.0, synthetic_weight=0.0, word_weight=2.0)
+    assert batch_loss(torch.zeros(1), t, r, logits).item() == pytest.approx(2 * np.log(3))
+    assert batch_loss(torch.zeros(1), t, Recipe(word_weight=0.0), logits).item() == 0.0
+
+
+def test_piece_labels_follow_the_error_spans():
+    from xlscore.training import Example
+
+    # "Он не пришёл домой": pieces "Он" (0,2) "не" (3,5) "приш" (6,10) "ёл" (10,12) "" (12,12)
+    offsets = [(0, 2), (3, 5), (6, 10), (10, 12), (12, 12), (13, 18)]
+    clean = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((6, 12, 1),), clean=True)
+    assert piece_labels(clean, offsets) == [0, 0, 1, 1, -100, 0]
+    unknown = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((3, 5, 2),), clean=False)
+    assert piece_labels(unknown, offsets) == [-100, 2, -100, -100, -100, -100]
+    # an omission marked at a position labels the piece that ends there
+    gap = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((12, 12, 2),), clean=True)
+    assert piece_labels(gap, offsets) == [0, 0, 0, 2, -100, 0]
+    # overlapping marks: the most severe wins
+    both = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((0, 5, 1), (3, 4, 2)),
+                   clean=True)
+    assert piece_labels(both, offsets)[:2] == [1, 2]
 
 
 def test_recipe_refuses_nonsense():
@@ -90,22 +142,6 @@ def test_recipe_refuses_nonsense():
         Recipe(delta_bits=4)
     with pytest.raises(XLScoreError, match="unknown setting 'speed'"):
         Recipe.from_dict({"speed": 1})
-
-
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
-def test_each_corruption_changes_the_text_or_declines(kind):
-    src = "The museum will not open on Monday because of the storm, 25 officials said."
-    text = "Музей не откроется в понедельник из-за шторма, заявили 25 чиновников."
-    pool = ["Президент подписал новый закон о налогах вчера вечером."]
-    rng = random.Random(0)
-    outs = {kind(src, text, rng, pool) for _ in range(5)}
-    assert all(o is None or o != text for o in outs)
-    assert any(o is not None for o in outs)
-
-
-@pytest.mark.parametrize("kind", KINDS[:1] + KINDS[2:3] + KINDS[5:], ids=lambda k: k.__name__)
-def test_corruptions_that_need_material_decline_without_it(kind):
-    assert kind("Yes.", "Да.", random.Random(0), []) is None
 
 
 def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
@@ -129,7 +165,8 @@ def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
     def collate(b):
         seen.append(tuple(b))
         x = torch.full((2, 3), float(b[1]))
-        return (x,), torch.ones(2), torch.ones(2), torch.tensor([0, 0]), torch.tensor([-1, -1])
+        return (x,), BatchTargets(torch.ones(2), torch.ones(2), torch.tensor([0, 0]),
+                                  torch.tensor([-1, -1]))
 
     model = Tiny()
     log = train_loop(model, batches, collate, [], Recipe(epochs=3, warmup=0.0), head=model.head,
@@ -138,3 +175,41 @@ def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
     assert seen[:10] == [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (1, 1), (1, 2), (1, 3),
                          (2, 0)]
     assert len(log.epoch_loss) == 4
+
+
+def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
+    from xlscore.corruptions import Corruption
+    from xlscore.judgments import ErrorMark
+
+    calls = []
+
+    def fake(source, text, rng, pool, kinds):
+        """'rare' applies to one sentence in four, 'common' to all: prepends a word."""
+        [kind] = kinds
+        calls.append(kind)
+        if kind == "rare" and text.endswith("0."):
+            return Corruption("РЕДКО " + text, kind, ((0, 5),))
+        if kind == "common":
+            return Corruption("ЧАСТО " + text, kind, ((0, 5),))
+        return None
+
+    rows = [Judgment(f"q:0:{i}", "mt", "The cat sat.", f"Кошка сидела {i}.", 0.0,
+                     errors=(ErrorMark(0, 5, "minor"),)) for i in range(40)]
+    import xlscore.training as training
+
+    real = training._corruption_kinds
+    training._corruption_kinds = lambda: ("common", "rare")
+    try:
+        ex = make_examples([rows], Recipe(synthetic=1.0, seed=0), fake)
+    finally:
+        training._corruption_kinds = real
+    syn = [e for e in ex if e.parent >= 0]
+    kinds = {ex[e.parent].translation: e.translation.split()[0] for e in syn}
+    # once 'common' has been used, 'rare' is tried first wherever it fits (the first
+    # sentence, with both unused, may go either way)
+    assert len(syn) == 40
+    assert [kinds[f"Кошка сидела {i}."] for i in (10, 20, 30)] == ["РЕДКО"] * 3
+    for e in syn:
+        # the parent's mark "Кошка" moved behind the new word, the new word a major error
+        assert sorted(e.errors) == [(0, 5, 2), (6, 11, 1)] and e.clean
+        assert e.translation[6:11] == "Кошка"

@@ -1,16 +1,20 @@
 """Challenge sets: a correct translation against a corrupted one, per phenomenon.
 
 A challenge file is a TSV with the header ``case, phenomenon, source, good, bad`` (no quoting):
-each row gives a source, a correct translation and a translation corrupted by one known
-failure mode of reference-free metrics (untranslated copy, wrong language, addition,
-omission, flipped negation, changed number, swapped named entity). The statistic is how often
-the correct translation is ranked above the corrupted one, with the ranking rule of
-:meth:`xlscore.XLScorer.rank` (flagged translations last, then by score).
+each row gives a source, a correct translation and a translation with one accuracy error
+(untranslated copy or fragment, wrong language, addition, omission, flipped negation, changed
+number in digits or words, swapped named entity, antonym, swapped roles, changed date or
+unit). The statistic is how often the correct translation is ranked above the flawed one, with
+the ranking rule of :meth:`xlscore.XLScorer.rank` (flagged translations last, then by score);
+for a scorer that predicts error spans, also how often a span lands on the error
+(:func:`error_region`, :func:`span_on_error`) and how often the correct translation gets one.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from .errors import InputError
 from .inputs import read_columns
@@ -40,10 +44,40 @@ def read_challenge(path: str | Path) -> list[Challenge]:
     return out
 
 
-def run_challenge(scorer: XLScorer, cases: list[Challenge]) -> dict[str, tuple[int, int]]:
-    """``{phenomenon: (times the good translation is ranked strictly above the bad one,
-    cases)}``, in the order the phenomena first appear (a tie is not a win). All pairs are
-    scored in one call."""
+@dataclass(frozen=True)
+class ChallengeRow:
+    """How a scorer did on one phenomenon: ``wins`` of ``total`` pairs; with error spans,
+    ``on_error`` flawed translations with a span on the error and ``good_flagged`` correct
+    translations with any span."""
+
+    wins: int
+    total: int
+    on_error: int = 0
+    good_flagged: int = 0
+
+
+def error_region(good: str, bad: str) -> list[tuple[int, int]]:
+    """Where ``bad`` differs from ``good``: character spans of ``bad`` (material deleted from
+    ``good`` is a zero-length span at its position)."""
+    ops = difflib.SequenceMatcher(None, good, bad, autojunk=False).get_opcodes()
+    return [(j1, j2) for tag, _, _, j1, j2 in ops if tag != "equal"]
+
+
+def span_on_error(spans: Iterable[tuple[int, int]], region: Iterable[tuple[int, int]]) -> bool:
+    """Whether a predicted span overlaps the error region; for a deletion, whether a span
+    touches its position (ends or starts next to it)."""
+    region = list(region)
+    for a, b in spans:
+        for s, e in region:
+            if (a < e and s < b) if s < e else (a - 1 <= s <= b + 1):
+                return True
+    return False
+
+
+def run_challenge(scorer: XLScorer, cases: list[Challenge]) -> dict[str, ChallengeRow]:
+    """``{phenomenon: ChallengeRow}``, in the order the phenomena first appear: times the good
+    translation is ranked strictly above the bad one (a tie is not a win), and where the
+    scorer's error spans fall. All pairs are scored in one call."""
     results = scorer.score([c.source for c in cases] * 2,
                            [c.good for c in cases] + [c.bad for c in cases])
     n = len(cases)
@@ -52,7 +86,10 @@ def run_challenge(scorer: XLScorer, cases: list[Challenge]) -> dict[str, tuple[i
         good, bad = results[k], results[n + k]
         # a strict win: ranked first by the rule of rank(), and not merely kept first by a tie
         won = rank_order([good, bad])[0] == 0 and rank_order([bad, good])[0] == 1
-        entry = table.setdefault(c.phenomenon, [0, 0])
+        entry = table.setdefault(c.phenomenon, [0, 0, 0, 0])
         entry[0] += won
         entry[1] += 1
-    return {ph: (w, t) for ph, (w, t) in table.items()}
+        entry[2] += span_on_error([(s.start, s.end) for s in bad.error_spans],
+                                  error_region(c.good, c.bad))
+        entry[3] += bool(good.error_spans)
+    return {ph: ChallengeRow(*v) for ph, v in table.items()}

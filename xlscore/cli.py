@@ -19,7 +19,7 @@ from typing import Sequence, TextIO
 from . import __version__
 from .cli_batch import add_batch_parser
 from .cli_report import add_report_parser
-from .cliargs import at_least
+from .cliargs import at_least, recipe_type
 from .errors import InputError, XLScoreError
 from .precision import PRECISIONS
 from .writers import WRITERS, resume_state
@@ -376,13 +376,24 @@ def cmd_train(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
     from .estimator import QualityEstimator
-    from .judgments import read_judgments, sample_sources
+    from .judgments import attach_errors, read_error_marks, read_judgments, sample_sources
     from .training import Recipe, remove_checkpoint
 
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
     datasets = [read_judgments(p, include_human=True) for p in args.data]
     if args.max_sources:
         datasets = [sample_sources(rows, args.max_sources) for rows in datasets]
+    marks = {}
+    keys = {(r.seg_id, r.system, r.translation) for rows in datasets for r in rows}
+    for path in args.errors or ():
+        found = read_error_marks(path)
+        if not keys & set(found):
+            raise InputError("no judged translation of the --data sets matches these error "
+                             "marks (segment, system and translation must be the same)",
+                             path=path)
+        marks.update(found)
+    if marks:
+        datasets = [attach_errors(rows, marks) for rows in datasets]
     for path, rows in zip(args.data, datasets):
         if not rows:
             raise InputError("no judged translations", path=path)
@@ -392,6 +403,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
     est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
+    est.similarity_weight = args.similarity_weight
     path = est.save(out, name=args.name)
     remove_checkpoint(checkpoint)
     print(f"saved {path} ({path.stat().st_size / 1e6:.2f} MB): {est.signature()}, trained on "
@@ -546,6 +558,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-sources", type=at_least(1), metavar="N",
                    help="use at most N sources of each data set (drawn at random with a fixed "
                         "seed; every translation of a drawn source is kept)")
+    p.add_argument("--errors", action="append", metavar="FILE",
+                   help="where the errors of the judged translations are, for the word head: an "
+                        "MQM error-span TSV (column spans) or word-level QE tags (tags, "
+                        "offsets); repeat for several files")
+    p.add_argument("--similarity-weight", type=at_least(0, float), default=0.0, metavar="W",
+                   help="the score becomes the prediction minus W times (1 - the multilingual "
+                        "all-words F1 of pack:e5-small); 0: the prediction alone (default; the "
+                        "shipped estimator has 10, chosen on validation data)")
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
     p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -553,7 +573,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = p.add_argument_group("recipe (defaults: the shipped estimator's)")
     for f in Recipe.__dataclass_fields__.values():
-        g.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default,
+        g.add_argument("--" + f.name.replace("_", "-"), type=recipe_type(f.default),
+                       default=f.default,
                        help=f"(default {f.default})")
     p.set_defaults(func=cmd_train)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Callable
 
 
@@ -14,8 +15,25 @@ def at_least(minimum: int | float, kind: type = int) -> Callable[[str], int | fl
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         if value < minimum:
             raise argparse.ArgumentTypeError("must not be negative" if minimum == 0
                                              else f"must be at least {minimum}")
         return value
     return parse
+
+
+def yes_no(text: str) -> bool:
+    """``yes``/``no`` (also ``true``/``false``, ``on``/``off``, ``1``/``0``) as a bool."""
+    value = text.strip().lower()
+    if value in ("yes", "true", "on", "1"):
+        return True
+    if value in ("no", "false", "off", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not yes or no")
+
+
+def recipe_type(default: object) -> Callable[[str], object]:
+    """The parser of a recipe field with this default value (bools take yes/no)."""
+    return yes_no if isinstance(default, bool) else type(default)

@@ -68,6 +68,9 @@ class PreparedCorpus:
     src: list[WordVectors]
     mt: list[WordVectors]
     anchors: list[AnchorSet] = field(default_factory=list)
+    #: the translations as the caller gave them (before normalisation), when known: character
+    #: offsets reported to the caller refer to these
+    given: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -75,7 +78,8 @@ class PreparedCorpus:
     def subset(self, indices: Sequence[int]) -> "PreparedCorpus":
         """The pairs at ``indices``, in that order."""
         return PreparedCorpus([self.src[i] for i in indices], [self.mt[i] for i in indices],
-                              [self.anchors[i] for i in indices])
+                              [self.anchors[i] for i in indices],
+                              None if self.given is None else [self.given[i] for i in indices])
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The (normalised) sources and translations."""

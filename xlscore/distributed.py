@@ -43,7 +43,8 @@ from typing import Callable, Iterator, Sequence
 
 from .errors import XLScoreError
 from .pairfiles import (ROWS_PER_FILE, PairColumns, Unit, discover, finished_units, job_key,
-                        part_path, plan_units, read_unit, unit_table, write_part)
+                        output_schema, part_path, plan_units, read_unit, unit_table,
+                        write_part)
 
 #: the Ray versions this module is tested with (the ``ray`` extra pins the same)
 RAY_TESTED = "2.60"
@@ -278,7 +279,8 @@ def score_dataset(inputs: str | os.PathLike | Sequence[str | os.PathLike],
     total = sum(u.rows for u in units)
     driver = XLScorer(**config)           # checks the settings, and fits or loads the map
     settings = {"scorer": config, "columns": vars(columns), "allow_empty": allow_empty,
-                "keep_text": keep_text, "signature": driver.signature()}
+                "keep_text": keep_text, "signature": driver.signature(),
+                "schema": str(output_schema(keep_text))}
     key = job_key(files, units, settings)
     out = Path(output)
     _prepare_output(out, key, settings, len(units), overwrite)

@@ -5,12 +5,20 @@ The source (with e5's ``query: `` prefix) and the translation go through the enc
 a linear head gives one number: the predicted quality on the normal-score scale of the
 training data (:func:`xlscore.training.normal_scores`; 0 is a median translation of the
 training sets, +0.5 or so one with no error found, -2 one among the worst 2%). Only rank
-statistics were tuned, so read the value as an ordering, not as an MQM penalty.
+statistics were tuned, so read the value as an ordering, not as an MQM penalty. A recipe with
+``features`` and a word head (``word_weight`` > 0) adds what the same pass says about the
+meaning of the words: greedy-matching statistics between the source's and the translation's
+pieces and a word-level error head (:mod:`xlscore.crossencoder`), whose spans
+:meth:`QualityEstimator.estimate` returns (:mod:`xlscore.spans`).
 
 The trained file holds only what the fine-tune changed (:mod:`xlscore.delta`: low-rank int8
 deltas of every transformer layer, the head) and is applied on top of the pack, offline. The
 shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before use, and
-``est:NAME#digest`` names it in signatures.
+``est:NAME#digest`` names it in signatures. A file may also carry a ``similarity_weight``
+``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
+cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
+(:meth:`xlscore.scorer.XLScorer.apply_estimator`) — the blend that validation chose to make the
+score notice meaning errors the fine-tuned pass alone misses.
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
 (sources, translations), ``save`` and ``load``. Predictions are deterministic and bit-identical
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import random
 import warnings
@@ -38,13 +47,18 @@ import torch
 from . import __version__
 from .cache import sha256_file
 from .corpus import check_corpus
+from .crossencoder import CrossEncoder, Encoded, encode_pairs
 from .errors import LongInputWarning, ModelError, XLScoreError
 from .judgments import Judgment
 from . import precision as arithmetic
-from .training import Recipe, TrainingLog, make_examples, plan_batches, train_loop
+from .spans import ErrorSpan, WordError, decode_spans, move_words, word_errors
+from .training import (BatchTargets, Recipe, TrainingLog, make_examples, piece_labels,
+                       plan_batches, train_loop)
 from .words import normalize_text
 
-FORMAT = 1
+#: the file format written; 1 (a sentence head only) is still read
+FORMAT = 2
+FORMATS = (1, 2)
 #: the lowest score: below any translation of the training data (targets are normal scores
 #: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
 #: empty and untranslated output is pulled here
@@ -65,8 +79,8 @@ class ShippedEstimator:
 #: the estimators shipped in ``xlscore/estimators/`` (``load("default")`` is the first); the
 #: command that trains each is in the README
 SHIPPED: tuple[ShippedEstimator, ...] = (
-    ShippedEstimator("qe-e5s", "estimators/qe-e5s.safetensors",
-                     "9dce2a90870e59d046f2e25cda62eda370df7564df515cd3061a363b81f38ad5",
+    ShippedEstimator("adq-e5s", "estimators/adq-e5s.safetensors",
+                     "b90ec3c973a9b391e7e6af5ffdc730b0685c92ea560f6ad196475d7e5ac922fb",
                      "pack:e5-small"),
 )
 DEFAULT = "default"
@@ -85,31 +99,19 @@ def shipped(name: str = DEFAULT) -> ShippedEstimator:
                      + ", ".join(s.name for s in SHIPPED) + ", or give a .safetensors path")
 
 
-class CrossEncoder(torch.nn.Module):
-    """Encoder + mean pooling over the pair's tokens + a linear head (one score per row)."""
+@dataclass(frozen=True)
+class Estimate:
+    """What the estimator says of one translation: ``score`` (as :meth:`QualityEstimator.predict`
+    gives it) and its two parts, ``base`` (the sentence head) and ``adequacy`` (what the
+    alignment features and the word head add; 0 for an estimator without them), and the
+    predicted ``error_spans`` and each word's error probabilities ``words`` (character
+    offsets into the translation as given; empty for an estimator without a word head)."""
 
-    def __init__(self, encoder: torch.nn.Module) -> None:
-        super().__init__()
-        self.encoder = encoder
-        hidden = int(encoder.config.hidden_size)
-        self.dropout = torch.nn.Dropout(0.1)
-        self.head = torch.nn.Linear(hidden, 1)
-        self.reset_head(0)
-
-    def reset_head(self, seed: int) -> None:
-        """Initialise the head from ``seed`` (small normal weights, zero bias)."""
-        g = torch.Generator().manual_seed(seed)
-        with torch.no_grad():
-            self.head.weight.copy_(torch.randn(self.head.weight.shape, generator=g) * 0.02)
-            self.head.bias.zero_()
-
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
-        # pooling and head in float32 whatever the encoder ran in
-        with torch.autocast(hidden.device.type, enabled=False):
-            m = mask.unsqueeze(-1).float()
-            pooled = (hidden.float() * m).sum(1) / m.sum(1).clamp(min=1)
-            return self.head(self.dropout(pooled)).squeeze(-1)
+    score: float
+    base: float
+    adequacy: float
+    error_spans: tuple[ErrorSpan, ...] = ()
+    words: tuple[WordError, ...] = ()
 
 
 class QualityEstimator:
@@ -138,9 +140,13 @@ class QualityEstimator:
         self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
         if getattr(encoder, "pooler", None) is not None:
             encoder.pooler = None
-        self.model = CrossEncoder(encoder).to(self.device).eval()
+        self.model = CrossEncoder(encoder, align=self.recipe.features,
+                                  words=self.recipe.word_weight > 0).to(self.device).eval()
         self.max_length = min(PREDICT_MAX_LENGTH, max_tokens(encoder, self.tokenizer))
         self.floor = FLOOR
+        # weight of the cross-lingual similarity the scorer adds to the prediction (0: none);
+        # see XLScorer.apply_estimator
+        self.similarity_weight = 0.0
         self.name = "untrained"
         self.digest: str | None = None
         self.path: Path | None = None
@@ -156,10 +162,11 @@ class QualityEstimator:
     def describe(self) -> dict:
         """What identifies the estimator in signatures."""
         return {"name": self.name, "digest": self.digest, "base": self.base,
-                "base_fingerprint": self.base_fingerprint, "precision": self.arithmetic}
+                "base_fingerprint": self.base_fingerprint, "precision": self.arithmetic,
+                "similarity_weight": self.similarity_weight}
 
     def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:qe-e5s#1a2b3c4d@bf16``."""
+        """``est:NAME#digest`` plus the precision, e.g. ``est:adq-e5s#1a2b3c4d@bf16``."""
         d = self.describe()
         return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
 
@@ -168,35 +175,25 @@ class QualityEstimator:
 
     # ------------------------------------------------------------------ inputs
     def _encode(self, pairs: Sequence[tuple[str, str]], max_length: int
-                ) -> tuple[list[list[int]], list[int]]:
-        """Piece ids of each pair, cut to ``max_length`` (longer side first), and the indices
-        of the pairs that were cut."""
-        if not pairs:
-            return [], []
-        from .models import quiet_transformers
-
-        with quiet_transformers():
-            full = self.tokenizer([self.prefix + s for s, _ in pairs], [t for _, t in pairs],
-                                  truncation=False, return_attention_mask=False)["input_ids"]
-        cut = [i for i, ids in enumerate(full) if len(ids) > max_length]
-        if cut:
-            with quiet_transformers():
-                short = self.tokenizer([self.prefix + pairs[i][0] for i in cut],
-                                       [pairs[i][1] for i in cut], truncation="longest_first",
-                                       max_length=max_length,
-                                       return_attention_mask=False)["input_ids"]
-            for i, ids in zip(cut, short):
-                full[i] = ids
+                ) -> tuple[list[Encoded], list[int]]:
+        """Each pair's pieces, cut to ``max_length`` (longer side first), and the indices of
+        the pairs that were cut."""
+        full = encode_pairs(self.tokenizer, self.prefix, pairs, None)
+        cut = [i for i, e in enumerate(full) if len(e) > max_length]
+        for i, e in zip(cut, encode_pairs(self.tokenizer, self.prefix, [pairs[i] for i in cut],
+                                          max_length)):
+            full[i] = e
         return full, cut
 
-    def _batch(self, seqs: Sequence[Sequence[int]], rows: int | None = None,
-               width: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Piece ids and attention mask of ``seqs``, padded to ``width`` (default: the
-        longest) and filled to ``rows`` rows (:func:`xlscore.precision.padded`)."""
-        ids, mask = arithmetic.padded(seqs, rows or len(seqs),
-                                      width or max(len(s) for s in seqs),
+    def _batch(self, seqs: Sequence[Encoded], rows: int | None = None,
+               width: int | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Piece ids, attention mask and piece sides of ``seqs``, padded to ``width``
+        (default: the longest) and filled to ``rows`` rows (:func:`xlscore.precision.padded`)."""
+        rows, width = rows or len(seqs), width or max(len(s) for s in seqs)
+        ids, mask = arithmetic.padded([s.ids for s in seqs], rows, width,
                                       self.tokenizer.pad_token_id or 0)
-        return ids.to(self.device), mask.to(self.device)
+        side, _ = arithmetic.padded([s.side for s in seqs], rows, width, 0)
+        return ids.to(self.device), mask.to(self.device), side.to(self.device)
 
     def _predictor(self, precision: str) -> torch.nn.Module:
         """The model predictions run through: int8 quantizes a copy of the trained model (once
@@ -214,6 +211,18 @@ class QualityEstimator:
     def predict(self, sources: Sequence[str], translations: Sequence[str], *,
                 progress: bool = False) -> np.ndarray:
         """Predicted quality of each translation of its source (higher is better)."""
+        return self._run(sources, translations, progress=progress, details=False)[0]
+
+    def estimate(self, sources: Sequence[str], translations: Sequence[str], *,
+                 progress: bool = False) -> list[Estimate]:
+        """The prediction of each translation with its parts and its predicted error spans
+        (:class:`Estimate`); the scores are those of :meth:`predict`."""
+        return self._run(sources, translations, progress=progress, details=True)[1]
+
+    def _run(self, sources: Sequence[str], translations: Sequence[str], *, progress: bool,
+             details: bool) -> tuple[np.ndarray, list[Estimate]]:
+        """Scores, and with ``details`` the :class:`Estimate` of each pair. Each distinct
+        normalised pair is read once, in a pass of a shape fixed by its own length."""
         if not self.fitted:
             raise XLScoreError("the estimator is not trained: fit it or load a trained one")
         sources, systems = check_corpus(sources, translations)
@@ -226,16 +235,18 @@ class QualityEstimator:
             first.setdefault(k, i)
             order.append(k)
         unique = list(keys)
-        ids, cut = self._encode(unique, self.max_length)
+        encoded, cut = self._encode(unique, self.max_length)
         if cut:
             where = ", ".join(str(first[i] + 1) for i in cut[:5]) + (" ..." if len(cut) > 5 else "")
             warnings.warn(f"{len(cut)} pair(s) longer than {self.max_length} pieces were cut "
                           f"before estimation (segments {where})", LongInputWarning,
-                          stacklevel=2)
+                          stacklevel=3)
         # passes of one shape per width (xlscore.precision.plan_passes), rows in text order
-        passes = arithmetic.plan_passes([len(x) for x in ids], self.device.type,
+        passes = arithmetic.plan_passes([len(x) for x in encoded], self.device.type,
                                         self.max_length, key=lambda k: unique[k])
         out = np.zeros(len(unique), dtype=np.float64)
+        parts = np.zeros((len(unique), 2), dtype=np.float64)
+        word_probs: dict[int, np.ndarray] = {}
         precision = self.arithmetic
         model = self._predictor(precision)
         from tqdm.auto import tqdm
@@ -244,9 +255,36 @@ class QualityEstimator:
         with arithmetic.inference(precision, self.device):
             for rows, width, members in tqdm(passes, desc="estimating", unit="batch",
                                              disable=not progress, leave=False):
-                pred = model(*self._batch([ids[k] for k in members], rows, width))
-                out[members] = pred[:len(members)].float().cpu().numpy()
-        return out[order] if order else np.zeros(0)
+                batch = self._batch([encoded[k] for k in members], rows, width)
+                n = len(members)
+                if not self.model.extended:
+                    pred = model(*batch[:2])
+                    out[members] = pred[:n].float().cpu().numpy()
+                    parts[members, 0] = out[members]
+                    continue
+                pred, words, split = model(*batch, parts=True)
+                out[members] = pred[:n].float().cpu().numpy()
+                parts[members] = split[:n].float().cpu().numpy()
+                if details and words is not None:
+                    probs = torch.softmax(words[:n].float(), -1).cpu().numpy()
+                    for r, k in enumerate(members):
+                        keep = np.asarray(encoded[k].side) == 2
+                        word_probs[k] = probs[r, :len(encoded[k])][keep]
+        if not order:
+            return np.zeros(0), []
+        if not details:
+            return out[order], []
+        estimates = []
+        threshold = self.recipe.span_threshold
+        for i, k in enumerate(order):
+            words: tuple[WordError, ...] = ()
+            if k in word_probs:
+                seen = unique[k][1]
+                words = move_words(word_errors(seen, encoded[k].translation_offsets(),
+                                               word_probs[k]), seen, translations[i])
+            estimates.append(Estimate(float(out[k]), float(parts[k, 0]), float(parts[k, 1]),
+                                      decode_spans(translations[i], words, threshold), words))
+        return out[order], estimates
 
     # ------------------------------------------------------------------ training
     def _trainable(self) -> dict[str, torch.nn.Parameter]:
@@ -278,9 +316,9 @@ class QualityEstimator:
         if corrupt is None and r.synthetic > 0:
             from .corruptions import corrupt
         examples = make_examples(datasets, r, corrupt)
-        ids, _ = self._encode([(e.source, e.translation) for e in examples],
-                              min(r.max_length, self.max_length))
-        lengths = [len(x) for x in ids]
+        encoded, _ = self._encode([(e.source, e.translation) for e in examples],
+                                  min(r.max_length, self.max_length))
+        lengths = [len(x) for x in encoded]
         data = [{"rows": len(d), "sha256": _rows_digest(d)} for d in datasets]
         identity = {"base": self.base_fingerprint, "data": data}
         trainable = self._trainable()
@@ -289,11 +327,32 @@ class QualityEstimator:
         def collate(rows: list[int]):
             pos = {j: k for k, j in enumerate(rows)}
             ex = [examples[j] for j in rows]
-            return (self._batch([ids[j] for j in rows]),
-                    torch.tensor([e.target for e in ex], dtype=torch.float32, device=self.device),
-                    torch.tensor([e.weight for e in ex], dtype=torch.float32, device=self.device),
-                    torch.tensor([-1 if e.parent >= 0 else e.group for e in ex], device=self.device),
-                    torch.tensor([pos.get(e.parent, -1) for e in ex], device=self.device))
+            batch = self._batch([encoded[j] for j in rows])
+            labels = None
+            if self.model.use_words:
+                labels = torch.full(batch[0].shape, -100, dtype=torch.long)
+                for k, j in enumerate(rows):
+                    where = [i for i, s in enumerate(encoded[j].side) if s == 2]
+                    labels[k, where] = torch.tensor(
+                        piece_labels(examples[j], encoded[j].translation_offsets()),
+                        dtype=torch.long)
+                labels = labels.to(self.device)
+
+            def vector(values, dtype=torch.float32):
+                return torch.tensor(values, dtype=dtype, device=self.device)
+
+            return batch, BatchTargets(
+                vector([e.target for e in ex]), vector([e.weight for e in ex]),
+                vector([-1 if e.parent >= 0 else e.group for e in ex], torch.long),
+                vector([pos.get(e.parent, -1) for e in ex], torch.long),
+                vector([e.rank_value for e in ex]), vector([e.rank_gap for e in ex]), labels)
+
+        if self.model.use_align:
+            sample = sorted(random.Random(r.seed).sample(range(len(examples)),
+                                                         min(256, len(examples))))
+            self.model.eval()
+            self.model.calibrate(self._batch([encoded[j] for j in sample[i:i + 16]])
+                                 for i in range(0, len(sample), 16))
 
         soup = {k: torch.zeros_like(v) for k, v in start.items()}
         self.log = TrainingLog()
@@ -310,7 +369,8 @@ class QualityEstimator:
                 return plan_batches(examples, lengths, r.batch_size,
                                     random.Random(seed * 1000 + epoch))
 
-            log = train_loop(self.model, batches, collate, examples, r, head=self.model.head,
+            log = train_loop(self.model, batches, collate, examples, r,
+                             head=self.model.head_modules(),
                              device=self.device, checkpoint=ckpt, seed=seed,
                              checkpoint_every=checkpoint_every, progress=progress,
                              identity=identity)
@@ -323,7 +383,7 @@ class QualityEstimator:
             for k, p in trainable.items():
                 p.copy_(soup[k])
                 p.requires_grad = False
-        base = {k: v for k, v in start.items() if not k.startswith("head.")}
+        base = {k: v for k, v in start.items() if k.startswith("encoder.")}
         self._delta = self._compress(base)
         self.fitted = True
         self.name = "custom"
@@ -333,21 +393,43 @@ class QualityEstimator:
         self.digest, self.path = None, None
         return self
 
+    def recompress(self, rank: int, bits: int) -> "QualityEstimator":
+        """Store the fine-tune's change at another rank and width (what :meth:`save` writes;
+        e.g. a model trained uncompressed, ``delta_rank`` 0, made ready to ship). The model's
+        weights become what loading the saved file gives."""
+        if not self.fitted:
+            raise XLScoreError("nothing to compress: the estimator is not trained")
+        from dataclasses import replace
+
+        untrained = QualityEstimator(self.base, recipe=self.recipe, device=self.device,
+                                     precision="fp32")
+        base = {k: v.detach().clone() for k, v in untrained._trainable().items()
+                if k.startswith("encoder.")}
+        self.recipe = replace(self.recipe, delta_rank=rank, delta_bits=bits)
+        self.meta["recipe"] = asdict(self.recipe)
+        self._delta = self._compress(base)
+        self._quantized = None
+        return self
+
     def _compress(self, base: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The delta as saved; the model's weights become what loading it would give."""
         from . import delta
 
-        tuned = {k: v.detach() for k, v in self.model.named_parameters()
-                 if k in base or k.startswith("head.")}
+        tuned = {k: v.detach() for k, v in self._weights().items()
+                 if k in base or not k.startswith("encoder.")}
         d = delta.compress(base, tuned, rank=self.recipe.delta_rank, bits=self.recipe.delta_bits)
         self._apply(d, base)
         return d
+
+    def _weights(self) -> dict[str, torch.Tensor]:
+        """Every parameter and buffer of the model, by name."""
+        return {**dict(self.model.named_parameters()), **dict(self.model.named_buffers())}
 
     def _apply(self, d: dict[str, torch.Tensor], base: dict[str, torch.Tensor]) -> None:
         from . import delta
 
         weights = delta.expand(base, d)
-        params = dict(self.model.named_parameters())
+        params = self._weights()
         unknown = [k for k in weights if k not in params]
         if unknown:
             raise ModelError(f"estimator file has weights this model lacks: {unknown[0]}")
@@ -378,6 +460,8 @@ class QualityEstimator:
         name = name or path.stem
         meta = {"format": FORMAT, "name": name, "base": self.base,
                 "base_fingerprint": self.base_fingerprint, "xlscore": __version__, **self.meta}
+        if self.similarity_weight:
+            meta["similarity_weight"] = self.similarity_weight
         tmp = path.with_name(f".{path.name}.tmp")
         save_file(dict(sorted(self._delta.items())), str(tmp),
                   metadata={"xlscore_estimator": json.dumps(meta, sort_keys=True)})
@@ -413,20 +497,25 @@ class QualityEstimator:
                 tensors = {k: fh.get_tensor(k) for k in fh.keys()}
         except (OSError, ValueError, SafetensorError) as err:
             raise ModelError(f"cannot read estimator file {path}: {err}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ModelError(f"{path} is not an xlscore estimator file (format {FORMAT})")
+        if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
+            raise ModelError(f"{path} is not an xlscore estimator file (format "
+                             f"{' or '.join(map(str, FORMATS))})")
         missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
         missing += [k for k in ("head.weight", "head.bias") if k not in tensors]
         if missing:
             raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
+        weight = meta.get("similarity_weight", 0.0)
+        if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
+            raise ModelError(f"estimator file {path} has a bad similarity_weight {weight!r}")
         est = cls(meta["base"], recipe=Recipe.from_dict(meta["recipe"]), device=device,
                   precision=precision)
+        est.similarity_weight = float(weight)
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(f"{path} was trained on {meta['base']} with fingerprint "
                              f"{meta['base_fingerprint']}, but the installed one is "
                              f"{est.base_fingerprint}")
         base = {k: v.detach().clone() for k, v in est._trainable().items()
-                if not k.startswith("head.")}
+                if k.startswith("encoder.")}
         for p in est.model.parameters():
             p.requires_grad = False
         try:

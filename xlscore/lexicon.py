@@ -216,9 +216,9 @@ class Lexicon:
     @staticmethod
     def _invert(entries: Iterable[tuple[str, str]]
                 ) -> tuple[set[tuple[str, str]], set[str], dict[str, str]]:
-        import pymorphy3
+        from .morph import analyzer
 
-        morph = pymorphy3.MorphAnalyzer()
+        morph = analyzer()
         pairs: set[tuple[str, str]] = set()
         heads: set[str] = set()
         forms: dict[str, str] = {}
@@ -284,9 +284,9 @@ class Lexicon:
     def morph(self):
         """The pymorphy3 analyser (loaded on first use)."""
         if self._morph is None:
-            import pymorphy3
+            from .morph import analyzer
 
-            self._morph = pymorphy3.MorphAnalyzer()
+            self._morph = analyzer()
         return self._morph
 
     def ru_keys(self, word: str) -> list[str]:

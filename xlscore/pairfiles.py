@@ -318,7 +318,12 @@ def output_schema(keep_text: bool):
               ("anchors", pa.list_(words)), ("foreign", pa.float64()), ("flags", words),
               ("consensus", pa.float64()), ("estimate", pa.float64()),
               ("unmatched_source", words), ("foreign_words", words),
-              ("numbers_missing", words), ("numbers_added", words), ("error", pa.string())]
+              ("numbers_missing", words), ("numbers_added", words),
+              ("adequacy", pa.float64()), ("similarity", pa.float64()),
+              ("error_spans", pa.list_(pa.struct([
+                  ("start", pa.int32()), ("end", pa.int32()), ("text", pa.string()),
+                  ("severity", pa.string()), ("probability", pa.float64())]))),
+              ("error", pa.string())]
     if keep_text:
         fields += [("source", pa.string()), ("translation", pa.string())]
     return pa.schema(fields)

@@ -4,8 +4,10 @@ The page holds everything it shows: the ranking and the pairwise significance ma
 :mod:`xlscore.compare`), score distributions and the score by source length as inline SVG
 (matplotlib), and the per-segment data as a JSON block that a small script (shipped in
 ``xlscore/templates/report.js``) turns into a sortable, filterable, paginated table and a segment
-view with word-level evidence. Nothing is fetched at view time: a Content-Security-Policy meta
-tag forbids every remote load and allows only the page's own script (by its SHA-256).
+view with word-level evidence and the estimator's predicted error spans (marked on the
+translations; their offsets are moved from the text as given to the normalised text the page
+shows). Nothing is fetched at view time: a Content-Security-Policy meta tag forbids every
+remote load and allows only the page's own script (by its SHA-256).
 
 Safety: every text from the inputs reaches the page either through Jinja2's autoescaping or
 inside the JSON block (with ``<``, ``>``, ``&`` and the line separators escaped, so no text
@@ -19,6 +21,7 @@ import datetime as _dt
 import hashlib
 import io
 import json
+import math
 import os
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -28,7 +31,7 @@ from .cache import atomic_write_bytes
 from .compare import Comparison, compare_engines
 from .errors import InputError
 from .results import ScoreResult
-from .words import normalize_text, split_words
+from .words import move_span, normalize_text, offset_map, split_words
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: engine colours (the plots and the page use the same ones)
@@ -60,23 +63,53 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
 
 
+def _shown_spans(given: str, shown: str, spans) -> list:
+    """Predicted error spans (offsets into ``given``, the translation as the caller gave it)
+    as ``[[start, end, severity, probability], ...]`` offsets into ``shown`` (``given`` after
+    :func:`normalize_text`, what the page displays), sorted, without overlaps. A span that
+    does not match ``given`` (offsets out of range, other text) or holds only characters that
+    normalisation removes is left out; a severity other than ``major`` counts as ``minor``."""
+    out: list = []
+    if not spans:
+        return out
+    where = offset_map(given, shown)
+    for sp in sorted(spans, key=lambda x: (int(x.start), int(x.end))):
+        s, e = int(sp.start), int(sp.end)
+        if not 0 <= s < e <= len(given) or given[s:e] != sp.text:
+            continue
+        a, b = move_span(where, s, e)
+        if out and a < out[-1][1]:
+            a = out[-1][1]
+        if a >= b:
+            continue
+        p = float(sp.probability)
+        p = min(1.0, max(0.0, p)) if math.isfinite(p) else 0.0
+        out.append([a, b, "major" if sp.severity == "major" else "minor", round(p, 4)])
+    return out
+
+
 def _segment_data(sources: Sequence[str], source_words: Sequence[list[str]],
                   translations: Mapping[str, Sequence[str]],
                   results: Sequence[Mapping[str, ScoreResult]], names: list[str]) -> list:
     """Compact per-segment rows: ``[source, [pair per engine]]``, a pair being ``[text, score,
     estimate, f1, precision, recall, foreign share, flags, anchors, unmatched source words,
-    foreign words, numbers missing, numbers added]``."""
+    foreign words, numbers missing, numbers added, predicted error spans, adequacy,
+    similarity]``; the text
+    is the normalised translation and the error spans (:func:`_shown_spans`) point into it."""
     rows = []
     for k, (src, src_words, by) in enumerate(zip(sources, source_words, results)):
         pairs = []
         for n in names:
             r, text = by[n], translations[n][k]
-            ev = r.evidence
-            pairs.append([normalize_text(text), _r(r.score), _r(r.estimate), _r(r.f1),
+            ev, shown = r.evidence, normalize_text(text)
+            pairs.append([shown, _r(r.score), _r(r.estimate), _r(r.f1),
                           _r(r.precision), _r(r.recall), _r(r.foreign), list(r.flags),
                           _anchor_indices(src_words, _words(text), r.anchors),
                           list(ev.unmatched_source), list(ev.foreign_words),
-                          list(ev.numbers_missing), list(ev.numbers_added)])
+                          list(ev.numbers_missing), list(ev.numbers_added),
+                          _shown_spans(text, shown, getattr(r, "error_spans", ())),
+                          _r(getattr(r, "adequacy", None)),
+                          _r(getattr(r, "similarity", None))])
         rows.append([normalize_text(src), pairs])
     return rows
 
@@ -177,13 +210,14 @@ def build_report(sources: Sequence[str], translations: Mapping[str, Sequence[str
                comparison.engines] for a in comparison.engines]
     data = {"engines": names, "colours": [COLOURS[k % len(COLOURS)] for k in range(len(names))],
             "segments": _segment_data(sources, source_words, translations, results, names)}
+    has_spans = any(pair[13] for row in data["segments"] for pair in row[1])
     created = created or _dt.datetime.now(_dt.timezone.utc)
     return env.get_template("report.html.j2").render(
         title=title, version=__version__, signature=signature, command=command or "",
         created=created.strftime("%Y-%m-%d %H:%M UTC"), comparison=comparison, matrix=matrix,
         names=names, colours=data["colours"], order=order, n_segments=len(sources),
         plots=_plots(names, source_words, results), data=_json_block(data), script=script,
-        style=style, script_hash=f"sha256-{digest}")
+        style=style, script_hash=f"sha256-{digest}", has_spans=has_spans)
 
 
 def write_report(path: str | os.PathLike, sources: Sequence[str],

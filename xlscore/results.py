@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Mapping, Sequence
 
 from .evidence import Evidence
+from .spans import ErrorSpan
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,18 @@ class ScoreResult:
     ``(english_word, russian_word)``. ``foreign``: share of the translation's words that are not
     Russian (names and acronyms excepted). ``flags``: ``untranslated``, ``wrong_language``,
     ``empty``, ``empty_source``. ``estimate``: the quality estimator's prediction (when the
-    scorer has one; ``score`` is then this value, pulled to the estimator's floor by foreign
-    text). ``evidence``: word-level evidence (:class:`~xlscore.evidence.Evidence`): source
-    content words with no counterpart, foreign words, numbers on one side only.
+    scorer has one; ``score`` is then this value pulled to the estimator's floor by foreign
+    text or, for an estimator with a ``similarity_weight`` ``w``, ``estimate - w * (1 -
+    similarity)``). ``adequacy``: the part of ``estimate`` that the estimator's alignment
+    features and word head contribute (``estimate - adequacy`` is its sentence head's part;
+    ``None`` without an estimator, 0 for an estimator without those parts). ``similarity``: the
+    cross-lingual all-words BERTScore F1 of the multilingual encoder, foreign text penalised,
+    that ``similarity_weight`` blends into ``score`` (``None`` when not used).
+    ``error_spans``: where the estimator's word head sees errors in the translation
+    (:class:`~xlscore.spans.ErrorSpan`: character offsets into the translation as given,
+    severity, probability). ``evidence``: word-level evidence
+    (:class:`~xlscore.evidence.Evidence`): source content words with no counterpart, foreign
+    words, numbers on one side only.
     """
 
     precision: float
@@ -37,10 +47,15 @@ class ScoreResult:
     consensus: float | None = None
     estimate: float | None = None
     evidence: Evidence = field(default_factory=Evidence)
+    adequacy: float | None = None
+    error_spans: tuple[ErrorSpan, ...] = ()
+    similarity: float | None = None
 
     def to_dict(self) -> dict:
-        """Plain dictionary (for JSON): the fields, with the evidence's lists at top level."""
+        """Plain dictionary (for JSON): the fields, with the evidence's lists at top level and
+        the error spans as a list of dictionaries."""
         d = asdict(self)
+        d["error_spans"] = [s.to_dict() for s in self.error_spans]
         d["anchors"] = [list(a) for a in self.anchors]
         d["flags"] = list(self.flags)
         ev = d.pop("evidence")
@@ -60,7 +75,9 @@ class ScoreResult:
         return cls(float(d["precision"]), float(d["recall"]), float(d["f1"]),
                    float(d["score"]), int(d["n_anchors"]), anchors, float(d.get("foreign", 0.0)),
                    tuple(str(f) for f in d.get("flags", ())), opt("consensus"), opt("estimate"),
-                   evidence)
+                   evidence, opt("adequacy"),
+                   tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
+                   opt("similarity"))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import torch
 
-from . import __version__
+from . import __version__, packs
 from .alignment import ProcrustesAligner
 from .anchors import AnchorSet, find_anchors, is_cyrillic
 from .bertscore import rescale, score_pairs
@@ -55,6 +55,9 @@ VARIANTS = ("anchors", "all")
 ALIGNMENTS = ("dictionary", "corpus")
 OFFLINE_EN = "pack:minilm-en"
 OFFLINE_RU = "pack:e5-small"
+#: the multilingual encoder (at its pack's layer) whose cross-lingual all-words F1 an
+#: estimator's ``similarity_weight`` blends into the score
+SIMILARITY_ENCODER = "pack:e5-small"
 _CHUNK = 256   # pairs per padded similarity batch
 
 
@@ -148,6 +151,7 @@ class XLScorer(MapFitting, Weighting):
         self.align_center, self.align_normalize = align_center, align_normalize
         self._idf_en = self._idf_ru = None
         self._dictionary_map: ProcrustesAligner | None = None
+        self._sim_encoder: Encoder | None = None
         self.fixed_alignment: ProcrustesAligner | None = None
         self.alignment_mode = "identity" if self.multilingual else "corpus"
         self.last_alignment: ProcrustesAligner | None = None
@@ -193,8 +197,10 @@ class XLScorer(MapFitting, Weighting):
         """Embed and anchor a corpus once; :meth:`score_prepared` then scores it any way."""
         sources, systems = check_corpus(sources, translations)
         translations = systems[next(iter(systems))]
-        return self.anchor(self.en.embed_words(sources, progress=progress),
-                           self.ru.embed_words(translations, progress=progress))
+        corpus = self.anchor(self.en.embed_words(sources, progress=progress),
+                             self.ru.embed_words(translations, progress=progress))
+        corpus.given = translations
+        return corpus
 
     def anchor(self, src: Sequence[WordVectors], mt: Sequence[WordVectors]) -> PreparedCorpus:
         """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``)."""
@@ -345,20 +351,54 @@ class XLScorer(MapFitting, Weighting):
 
     def apply_estimator(self, corpus: PreparedCorpus, results: Sequence[ScoreResult]
                         ) -> list[ScoreResult]:
-        """``results`` with ``estimate`` (the estimator's prediction) and ``score``: the
-        prediction pulled towards the estimator's floor by the share of foreign words, or the
-        floor itself for an empty translation or source."""
+        """``results`` with ``estimate`` (the estimator's prediction), its ``adequacy`` part,
+        the predicted ``error_spans`` and ``score``. For an estimator with a
+        ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
+        being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
+        with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
+        floor by the share of foreign words. An empty translation or source gets the lowest
+        score there is: the floor, minus ``2 * w`` (the similarity's range is [-1, 1])."""
         if self.estimator is None:
             raise XLScoreError("this scorer has no estimator")
-        floor = self.estimator.floor
-        predicted = self.estimator.predict(*corpus.texts())
+        floor, w = self.estimator.floor, self.estimator.similarity_weight
+        sources, seen = corpus.texts()
+        estimates = self.estimator.estimate(sources, corpus.given or seen)
+        similarity = self.similarity(corpus) if w else [None] * len(results)
         out = []
-        for r, value in zip(results, predicted):
-            est = float(value)
+        for r, e, sim in zip(results, estimates, similarity):
             empty = "empty" in r.flags or "empty_source" in r.flags
-            out.append(replace(r, estimate=est,
-                               score=floor if empty else penalised(est, r.foreign, floor)))
+            score = penalised(e.score, r.foreign, floor) if sim is None else \
+                e.score - w * (1.0 - sim)
+            out.append(replace(r, estimate=e.score, adequacy=e.adequacy,
+                               error_spans=e.error_spans, similarity=sim,
+                               score=floor - 2 * w if empty else score))
         return out
+
+    def similarity(self, corpus: PreparedCorpus) -> list[float]:
+        """Each pair's all-words BERTScore F1 in :data:`SIMILARITY_ENCODER`'s space (no map:
+        the encoder is multilingual), with the foreign-text penalty. The scorer's Russian
+        encoder's vectors are reused when it is that encoder; else it is loaded once."""
+        enc = self._similarity_encoder()
+        sources, translations = corpus.texts()
+        mt = ([wv.vectors for wv in corpus.mt] if enc is self.ru else
+              [wv.vectors for wv in enc.embed_words(translations)])
+        src = [wv.vectors for wv in enc.embed_words(sources)]
+        _, _, f = score_pairs(mt, src, batch=_CHUNK)
+        return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
+
+    def _similarity_encoder(self) -> Encoder:
+        """:data:`SIMILARITY_ENCODER` at its pack's layer: the Russian encoder itself when it
+        is that, a view of it at that layer, or a separately loaded copy."""
+        if self._sim_encoder is None:
+            layer = packs.get(SIMILARITY_ENCODER).default_layer
+            if self.ru.spec != SIMILARITY_ENCODER:
+                self._sim_encoder = Encoder.load(SIMILARITY_ENCODER, layer,
+                                                 device=self.ru.device,
+                                                 precision=self.ru.precision)
+            else:
+                self._sim_encoder = self.ru if self.ru.layer == layer else \
+                    self.ru.with_layer(layer)
+        return self._sim_encoder
 
     def blend_consensus(self, corpus: PreparedCorpus, results: Sequence[ScoreResult],
                         groups: Iterable[Sequence[int]]) -> list[ScoreResult]:
@@ -419,6 +459,9 @@ class XLScorer(MapFitting, Weighting):
             "alignment": align, "align_center": self.align_center,
             "align_normalize": self.align_normalize,
             "estimator": self.estimator.describe() if self.estimator is not None else None,
+            "similarity": (self._similarity_encoder().describe()
+                           if self.estimator is not None and self.estimator.similarity_weight
+                           else None),
         }
 
     def signature(self) -> str:
@@ -429,6 +472,8 @@ class XLScorer(MapFitting, Weighting):
             return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
         est = self.estimator.signature() if self.estimator is not None else "est:no"
+        if d["similarity"] is not None:
+            est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
         parts = [f"xlscore:{d['version']}", est, f"en:{enc(d['en'])}", f"ru:{enc(d['ru'])}",
                  f"variant:{d['variant']}",
                  "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),

@@ -8,10 +8,14 @@
   machine translation with its post-edit), so that the ranking loss can compare them; single
   translations are batched with others of similar length from the same data set.
 * **Loss.** Squared error on the targets plus ``rank_weight`` times a pairwise logistic loss
-  over every pair of translations of one source whose targets differ (single translations of
-  different sources are never compared with each other). Synthetic corruptions
-  (:mod:`xlscore.corruptions`) enter only the ranking loss: each must score below the
-  translation it was made from, by a margin of 1.
+  over every pair of translations of one source whose human scores differ clearly (single
+  translations of different sources are never compared with each other). Direct-assessment
+  sets (kind ``"da"``) enter the ranking loss only, for pairs whose raw ratings differ by at
+  least ``da_gap`` points (the WMT "relative ranking" convention). Synthetic corruptions
+  (:mod:`xlscore.corruptions`) are never regression targets: each only has to score below the
+  translation it was made from, by ``synthetic_margin``. With a word head (``word_weight`` >
+  0), a cross-entropy over the translation's pieces (OK / minor / major error) is added: the
+  raters' error spans where they exist, the corrupted characters of each corruption.
 * **Loop.** AdamW, linear warm-up and decay, gradients clipped at 1, bfloat16 autocast where
   the processor computes in bfloat16. A checkpoint (one safetensors file, its state in the metadata) is written every
   ``checkpoint_every`` steps; a run started again with the same checkpoint path continues
@@ -38,7 +42,7 @@ from scipy import stats
 from .errors import InputError, XLScoreError
 from .judgments import Judgment
 from .precision import autocast_dtype
-from .words import normalize_text
+from .words import move_span, normalize_text, offset_map
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,15 @@ class Recipe:
     weight_decay: float = 0.01
     warmup: float = 0.1
     rank_weight: float = 1.0
-    synthetic: float = 0.0
+    synthetic: float = 0.3
     synthetic_weight: float = 1.0
+    synthetic_margin: float = 0.5
+    synthetic_kinds: str = ""
+    da_gap: float = 25.0
+    per_word: bool = False
+    features: bool = True
+    word_weight: float = 1.0
+    span_threshold: float = 0.5
     max_length: int = 256
     seed: int = 0
     seeds: int = 1
@@ -65,8 +76,14 @@ class Recipe:
                   (self.batch_size >= 2, "batch_size must be at least 2"),
                   (self.lr > 0 and self.head_lr > 0, "learning rates must be positive"),
                   (0 <= self.warmup < 1, "warmup is a share of the steps, in [0, 1)"),
-                  (self.rank_weight >= 0 and self.synthetic_weight >= 0,
+                  (min(self.rank_weight, self.synthetic_weight, self.word_weight) >= 0,
                    "loss weights must not be negative"),
+                  (0 < self.span_threshold < 1, "span_threshold is a probability in (0, 1)"),
+                  (self.synthetic_margin >= 0 and self.da_gap >= 0,
+                   "synthetic_margin and da_gap must not be negative"),
+                  (not self.kinds() or set(self.kinds()) <= set(_corruption_kinds()),
+                   "synthetic_kinds: unknown kind (known: "
+                   + (", ".join(_corruption_kinds()) if self.kinds() else "") + ")"),
                   (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
                   (self.max_length >= 16, "max_length must be at least 16"),
                   (self.seeds >= 1, "seeds must be at least 1"),
@@ -78,11 +95,29 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Recipe":
-        """A recipe from :func:`dataclasses.asdict` output (unknown keys are an error)."""
+        """A recipe from :func:`dataclasses.asdict` output (unknown keys are an error). A key
+        added after a file was written takes the value that reproduces what the file was
+        trained with (:data:`LEGACY`), not today's default."""
         unknown = set(d) - set(cls.__dataclass_fields__)
         if unknown:
             raise XLScoreError(f"recipe: unknown setting {sorted(unknown)[0]!r}")
-        return cls(**d)
+        return cls(**{**LEGACY, **d})
+
+    def kinds(self) -> tuple[str, ...]:
+        """The corruption kinds ``synthetic_kinds`` names (empty: every kind)."""
+        return tuple(k.strip() for k in self.synthetic_kinds.split(",") if k.strip())
+
+
+#: the settings added with the adequacy recipe, at the values that reproduce files written
+#: before them (no corruptions' margin, alignment features or word head)
+LEGACY = {"synthetic_margin": 1.0, "synthetic_kinds": "", "da_gap": 25.0, "per_word": False,
+          "features": False, "word_weight": 0.0, "span_threshold": 0.5}
+
+
+def _corruption_kinds() -> tuple[str, ...]:
+    from .corruptions import KINDS
+
+    return tuple(KINDS)
 
 
 def normal_scores(values: Sequence[float]) -> np.ndarray:
@@ -94,11 +129,20 @@ def normal_scores(values: Sequence[float]) -> np.ndarray:
     return stats.norm.ppf((stats.rankdata(v) - 0.5) / v.size)
 
 
+#: word class of each MQM severity (:data:`xlscore.crossencoder.WORD_CLASSES`; critical
+#: errors count as major)
+_SEVERITY_CLASS = {"minor": 1, "major": 2, "critical": 2}
+
+
 @dataclass
 class Example:
     """One training translation. ``group``: translations of one source share it (-1: the
     example is synthetic); ``parent``: for a synthetic corruption, the example it was made
-    from (else -1); ``weight``: weight of its squared error."""
+    from (else -1); ``weight``: weight of its squared error. Two translations of a group form
+    a ranking pair when their ``rank_value`` differ by more than the larger ``rank_gap``.
+    ``errors``: character spans of the translation with their word class (1 minor, 2 major);
+    ``clean``: whether the rest of the translation is known to be right (``False``: only the
+    spans are labelled)."""
 
     source: str
     translation: str
@@ -107,31 +151,95 @@ class Example:
     dataset: int
     weight: float = 1.0
     parent: int = -1
+    rank_value: float = 0.0
+    rank_gap: float = 0.05
+    errors: tuple[tuple[int, int, int], ...] = ()
+    clean: bool = False
+
+
+def _word_count(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def _errors_of(row: Judgment, text: str) -> tuple[tuple[tuple[int, int, int], ...], bool]:
+    """A judged translation's error spans moved onto its normalised ``text``, and whether
+    the rest of it is known to be right."""
+    if row.errors is None:
+        return (), False
+    where = offset_map(row.translation, text)
+    return tuple((*move_span(where, m.start, m.end), _SEVERITY_CLASS.get(m.severity, 2))
+                 for m in row.errors), True
 
 
 def make_examples(datasets: Sequence[Sequence[Judgment]], recipe: Recipe,
                   corrupt: Callable | None = None) -> list[Example]:
     """Examples from judged data sets (one target scale per set), plus synthetic corruptions
-    of a ``recipe.synthetic`` share of them when ``corrupt`` is given."""
+    of a ``recipe.synthetic`` share of them when ``corrupt`` is given
+    (:func:`xlscore.corruptions.corrupt`: it returns the corrupted text and the characters
+    that carry the error). A corruption keeps its parent's error marks (moved onto its text)
+    and adds its own, as a major error."""
     out: list[Example] = []
     groups: dict[tuple[int, str], int] = {}
     for d, rows in enumerate(datasets):
         if not rows:
             raise InputError(f"training data set {d + 1} has no judged translations")
-        targets = normal_scores([r.human for r in rows])
+        da = all(r.kind == "da" and r.raw is not None for r in rows)
+        human = [r.human / _word_count(r.translation) if recipe.per_word and r.kind == "mqm"
+                 else r.human for r in rows]
+        targets = normal_scores(human)
         for r, t in zip(rows, targets):
             g = groups.setdefault((d, r.seg_id), len(groups))
-            out.append(Example(normalize_text(r.source), normalize_text(r.translation),
-                               float(t), g, d))
+            text = normalize_text(r.translation)
+            errors, clean = _errors_of(r, text)
+            out.append(Example(normalize_text(r.source), text, float(t), g, d,
+                               0.0 if da else 1.0, -1,
+                               float(r.raw) if da else float(t), recipe.da_gap if da else 0.05,
+                               errors, clean))
     if corrupt is not None and recipe.synthetic > 0:
         rng = random.Random(recipe.seed + 7)
         pool = [e.translation for e in out]
+        used = dict.fromkeys(recipe.kinds() or _corruption_kinds(), 0)
         for i in range(len(out)):
             if rng.random() < recipe.synthetic:
-                bad = corrupt(out[i].source, out[i].translation, rng, pool)
-                if bad is not None and bad != out[i].translation:
-                    e = out[i]
-                    out.append(Example(e.source, bad, e.target - 1.0, -1, e.dataset, 0.0, i))
+                e = out[i]
+                # the kinds used least so far are tried first, so that kinds that apply to
+                # few sentences (numbers, names, roles) are not crowded out by those that
+                # apply to any
+                for kind in sorted(used, key=lambda k: (used[k], rng.random())):
+                    bad = corrupt(e.source, e.translation, rng, pool, [kind])
+                    if bad is not None and bad.text != e.translation:
+                        break
+                else:
+                    continue
+                used[kind] += 1
+                # the parent's own marks move onto the corrupted text; the corruption is major
+                where = offset_map(e.translation, bad.text)
+                errors = tuple((*move_span(where, a, b), c) for a, b, c in e.errors) \
+                    + tuple((a, b, 2) for a, b in bad.spans)
+                out.append(Example(e.source, bad.text, e.target, -1, e.dataset, 0.0, i,
+                                   errors=errors, clean=e.clean))
+    return out
+
+
+def piece_labels(example: Example, offsets: Sequence[tuple[int, int]]) -> list[int]:
+    """The word class of each translation piece (its character span in the translation):
+    the most severe error span it overlaps; a zero-length span (an omission marked at a
+    position) labels the piece that ends there, or the first piece at position 0. Pieces
+    with no error are 0 when the example is known to be clean elsewhere, else -100 (no
+    label); empty pieces are -100."""
+    out = [0 if example.clean else -100] * len(offsets)
+    for k, (a, b) in enumerate(offsets):
+        if a >= b:
+            out[k] = -100
+    for start, end, cls in example.errors:
+        if start < end:
+            hit = [k for k, (a, b) in enumerate(offsets) if a < b and a < end and start < b]
+        else:
+            before = [k for k, (a, b) in enumerate(offsets) if a < b and a < start <= b]
+            after = [k for k, (a, b) in enumerate(offsets) if a < b and a >= start]
+            hit = before[-1:] or after[:1]
+        for k in hit:
+            out[k] = max(out[k], cls)
     return out
 
 
@@ -180,22 +288,43 @@ def plan_batches(examples: Sequence[Example], lengths: Sequence[int], batch_size
     return batches
 
 
-def batch_loss(pred: torch.Tensor, target: torch.Tensor, weight: torch.Tensor,
-               group: torch.Tensor, parent: torch.Tensor, rank_weight: float,
-               synthetic_weight: float) -> torch.Tensor:
-    """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups
-    (``group`` -1: no group) + ``synthetic_weight`` x margin loss of each corruption against
-    its parent (``parent``: position in the batch, or -1)."""
-    loss = (weight * (pred - target) ** 2).sum() / weight.sum().clamp(min=1.0)
-    same = (group[:, None] == group[None, :]) & (group[:, None] >= 0)
-    better = same & (target[:, None] - target[None, :] > 0.05)
-    if rank_weight and better.any():
+@dataclass
+class BatchTargets:
+    """What the loss compares a batch's predictions with (see :class:`Example`)."""
+
+    target: torch.Tensor        # [B] regression targets
+    weight: torch.Tensor        # [B] weights of the squared error
+    group: torch.Tensor         # [B] source groups (-1: none)
+    parent: torch.Tensor        # [B] position of a corruption's parent in the batch (-1: none)
+    rank_value: torch.Tensor | None = None    # [B] (default: target)
+    rank_gap: torch.Tensor | None = None      # [B] (default: 0.05)
+    labels: torch.Tensor | None = None        # [B, T] word class per piece (-100: none)
+
+
+def batch_loss(pred: torch.Tensor, t: BatchTargets, recipe: Recipe,
+               word_logits: torch.Tensor | None = None) -> torch.Tensor:
+    """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups, for
+    pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
+    ``synthetic_weight`` x margin loss of each corruption against its parent +
+    ``word_weight`` x cross-entropy of the word classes of labelled pieces."""
+    loss = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(min=1.0)
+    value = t.target if t.rank_value is None else t.rank_value
+    gap = torch.full_like(value, 0.05) if t.rank_gap is None else t.rank_gap
+    same = (t.group[:, None] == t.group[None, :]) & (t.group[:, None] >= 0)
+    better = same & (value[:, None] - value[None, :] > torch.maximum(gap[:, None], gap[None, :]))
+    if recipe.rank_weight and better.any():
         diff = pred[:, None] - pred[None, :]
-        loss = loss + rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
-    child = parent >= 0
-    if synthetic_weight and child.any():
-        gap = pred[parent[child]] - pred[child]
-        loss = loss + synthetic_weight * torch.nn.functional.softplus(1.0 - gap).mean()
+        loss = loss + recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
+    child = t.parent >= 0
+    if recipe.synthetic_weight and child.any():
+        margin = pred[t.parent[child]] - pred[child]
+        loss = loss + recipe.synthetic_weight * torch.nn.functional.softplus(
+            recipe.synthetic_margin - margin).mean()
+    if recipe.word_weight and word_logits is not None and t.labels is not None \
+            and (t.labels >= 0).any():
+        loss = loss + recipe.word_weight * torch.nn.functional.cross_entropy(
+            word_logits.float().reshape(-1, word_logits.shape[-1]), t.labels.reshape(-1),
+            ignore_index=-100)
     return loss
 
 
@@ -272,9 +401,9 @@ def train_loop(model: torch.nn.Module, batches_for_epoch: Callable[[int], list[l
                checkpoint: str | os.PathLike | None = None, checkpoint_every: int = 200,
                identity: dict | None = None, seed: int | None = None,
                progress: bool = False) -> TrainingLog:
-    """Optimise ``model`` (a module returning one score per row of a batch) on the batches
-    that ``batches_for_epoch(epoch)`` plans; ``collate`` turns example indices into model
-    inputs. Parameters of ``head`` get ``recipe.head_lr``, the others ``recipe.lr``.
+    """Optimise ``model`` (a module returning one score per row of a batch, or a pair
+    ``(scores, word logits)``) on the batches that ``batches_for_epoch(epoch)`` plans;
+    ``collate`` turns example indices into ``(model inputs, BatchTargets)``. Parameters of ``head`` get ``recipe.head_lr``, the others ``recipe.lr``.
     ``checkpoint``: file to save progress to every ``checkpoint_every`` steps and to resume
     from; it is refused unless it was written for the same ``identity`` (the recipe plus
     whatever else the caller names, such as data digests). ``seed``: the random seed of this
@@ -324,11 +453,11 @@ def train_loop(model: torch.nn.Module, batches_for_epoch: Callable[[int], list[l
                 break
             for g in opt.param_groups:
                 g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step)
-            inputs, target, weight, group, parent = collate(b)
+            inputs, targets = collate(b)
             with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                pred = model(*inputs)
-            loss = batch_loss(pred.float(), target, weight, group, parent, recipe.rank_weight,
-                              recipe.synthetic_weight)
+                out = model(*inputs)
+            pred, words = out if isinstance(out, tuple) else (out, None)
+            loss = batch_loss(pred.float(), targets, recipe, words)
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad],
                                            1.0)

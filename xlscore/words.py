@@ -70,3 +70,44 @@ def piece_word_matrix(piece_spans: Sequence[tuple[int, int]],
     keep = counts > 0
     m = hit[keep].astype(np.float32) / counts[keep, None].astype(np.float32)
     return torch.from_numpy(m), missing
+
+
+class OffsetMap(NamedTuple):
+    """Where the character boundaries of one text fall in another (:func:`offset_map`):
+    ``starts[i]`` for a span starting at ``i``, ``ends[i]`` for one ending there."""
+
+    starts: list[int]
+    ends: list[int]
+
+
+def offset_map(a: str, b: str) -> OffsetMap:
+    """Boundaries ``0..len(a)`` of ``a`` in ``b``, where ``b`` is ``a`` after small edits (such
+    as :func:`normalize_text`): equal stretches map one to one; an edited stretch maps onto its
+    replacement as a whole (so a decomposed letter and its composed form match) and its inner
+    boundaries proportionally; characters that only ``b`` has are left outside spans (a start
+    falls after them, an end before them). Used to move character spans between a text as
+    given and the text a model saw (:func:`move_span`)."""
+    n = len(a)
+    if a == b:
+        return OffsetMap(list(range(n + 1)), list(range(n + 1)))
+    import difflib
+
+    starts, ends = [len(b)] * (n + 1), [0] * (n + 1)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if i1 == i2:            # material only b has: belongs to no span
+            continue
+        for i in range(i1, i2):
+            inner = j1 + (i - i1 if tag == "equal" else round((i - i1) * (j2 - j1) / (i2 - i1)))
+            starts[i] = inner
+            if i > i1:
+                ends[i] = inner
+        ends[i2] = j2
+    return OffsetMap(starts, ends)
+
+
+def move_span(where: OffsetMap, start: int, end: int) -> tuple[int, int]:
+    """The span ``start:end`` of one text in the other (``where``: :func:`offset_map`); an
+    empty span (a position) stays empty, and a span of characters the other text lacks
+    becomes empty."""
+    a = where.starts[start]
+    return (a, a) if end <= start else (min(a, where.ends[end]), where.ends[end])

@@ -45,7 +45,8 @@ class TsvWriter(Writer):
     DECIMALS = 6
     COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "consensus",
                "n_anchors", "flags", "anchors", "estimate", "unmatched_source",
-               "foreign_words", "numbers_missing", "numbers_added"]
+               "foreign_words", "numbers_missing", "numbers_added", "adequacy", "error_spans",
+               "similarity"]
 
     def first_line(self, head: str) -> str:
         return f"# {head}"
@@ -60,9 +61,14 @@ class TsvWriter(Writer):
         ev = r.evidence
         words = "\t".join(" ".join(x) for x in (ev.unmatched_source, ev.foreign_words,
                                                  ev.numbers_missing, ev.numbers_added))
+        adequacy = "" if r.adequacy is None else f"{r.adequacy:.6f}"
+        sim = "" if r.similarity is None else f"{r.similarity:.6f}"
+        # character offsets into the translation: START-END:SEVERITY:PROBABILITY
+        spans = " ".join(f"{s.start}-{s.end}:{s.severity}:{s.probability:.3f}"
+                         for s in r.error_spans)
         self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{r.f1:.6f}\t{r.precision:.6f}\t"
                        f"{r.recall:.6f}\t{cons}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\t"
-                       f"{est}\t{words}\n")
+                       f"{est}\t{words}\t{adequacy}\t{spans}\t{sim}\n")
 
     def summary(self, engine, mean, n, signature):
         gap = "\t" * (len(self.COLUMNS) - 3)

@@ -4,7 +4,10 @@
   var names = data.engines, colours = data.colours, PAGE = 50;
   var WORD = /[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*/gu;
   // a pair: [text, score, estimate, f1, precision, recall, foreign, flags, anchors,
-  //          unmatched source words, foreign words, numbers missing, numbers added]
+  //          unmatched source words, foreign words, numbers missing, numbers added,
+  //          predicted error spans [[start, end, severity, probability], ...] (offsets into
+  //          text, sorted, not overlapping), adequacy part of the estimate or null,
+  //          cross-lingual similarity blended into the score or null]
   var segs = data.segments.map(function (row, k) {
     var pairs = row[1], scores = pairs.map(function (p) { return p[1]; });
     var order = pairs.map(function (p, i) { return i; }).sort(function (a, b) {
@@ -14,7 +17,10 @@
       return a - b;
     });
     var flagged = pairs.some(function (p) { return p[7].length || p[11].length || p[12].length; });
-    return {id: k + 1, source: row[0], pairs: pairs, best: order[0], flagged: flagged,
+    var major = pairs.some(function (p) {
+      return (p[13] || []).some(function (sp) { return sp[2] === "major"; });
+    });
+    return {id: k + 1, source: row[0], pairs: pairs, best: order[0], flagged: flagged, major: major,
             gap: Math.max.apply(null, scores) - Math.min.apply(null, scores), hay: null};
   });
   var state = {sort: 0, desc: false, page: 0, rows: segs, open: null};
@@ -27,6 +33,30 @@
     return e;
   }
   function fmt(x) { return x === null ? "—" : (x >= 0 ? "+" : "") + x.toFixed(4); }
+  // the text cut at the predicted error spans: [{a, b, err: span or null}] covering 0..length
+  function cut(text, spans) {
+    var out = [], at = 0;
+    (spans || []).forEach(function (sp) {
+      var a = Math.max(at, sp[0]), b = Math.min(text.length, sp[1]);
+      if (a >= b) { return; }
+      if (a > at) { out.push({a: at, b: a, err: null}); }
+      out.push({a: a, b: b, err: sp}); at = b;
+    });
+    if (at < text.length) { out.push({a: at, b: text.length, err: null}); }
+    return out;
+  }
+  function errMark(sp, text) {
+    var m = el("mark", "err " + sp[2], text);
+    m.title = "predicted " + sp[2] + " error, probability " + sp[3].toFixed(2);
+    return m;
+  }
+  // text with its predicted error spans as <mark> elements (slices written as text)
+  function marked(parent, text, spans) {
+    cut(text, spans).forEach(function (c) {
+      var t = text.slice(c.a, c.b);
+      parent.appendChild(c.err ? errMark(c.err, t) : document.createTextNode(t));
+    });
+  }
   function words(text) {
     var out = [], m;
     WORD.lastIndex = 0;
@@ -64,9 +94,11 @@
   function apply() {
     var q = $("search").value.trim().toLowerCase();
     var gap = parseFloat($("gap").value), onlyGap = $("disagree").checked, onlyFlag = $("flagged").checked;
+    var onlyErr = $("predicted").checked;
     state.rows = segs.filter(function (s) {
       if (onlyGap && !(s.gap >= gap)) { return false; }
       if (onlyFlag && !s.flagged) { return false; }
+      if (onlyErr && !s.major) { return false; }
       if (q) {
         if (s.hay === null) {
           s.hay = (s.source + "\n" + s.pairs.map(function (p) { return p[0]; }).join("\n")).toLowerCase();
@@ -97,7 +129,8 @@
       s.pairs.forEach(function (p, i) {
         var td = el("td", (i === s.best ? "best " : "") + (p[7].length ? "flag" : ""));
         td.appendChild(el("span", "num", fmt(p[1])));
-        td.appendChild(document.createTextNode(" " + p[0]));
+        td.appendChild(document.createTextNode(" "));
+        marked(td, p[0], p[13]);
         td.title = p[0];
         tr.appendChild(td);
       });
@@ -112,14 +145,24 @@
   }
 
   // ------------------------------------------------------------ segment view
-  function wordLine(cls, text, marks) {
-    var p = el("p", cls), at = 0, spans = [];
-    words(text).forEach(function (w, i) {
-      if (w.start > at) { p.appendChild(document.createTextNode(text.slice(at, w.start))); }
-      var span = el("span", "w " + marks(w.text, i), w.text);
-      p.appendChild(span); spans.push(span); at = w.end;
+  // a line of words (span.w, classed by marks(word, index)); predicted error spans, when
+  // given, wrap their words in <mark> (a word cut by a span's edge becomes two parts, the
+  // first one standing for the word)
+  function wordLine(cls, text, marks, errs) {
+    var p = el("p", cls), spans = [], ws = words(text);
+    var classes = ws.map(function (w, i) { return marks(w.text, i); });
+    cut(text, errs).forEach(function (c) {
+      var box = c.err ? p.appendChild(errMark(c.err)) : p, at = c.a;
+      ws.forEach(function (w, i) {
+        var a = Math.max(w.start, c.a), b = Math.min(w.end, c.b);
+        if (a >= b) { return; }
+        if (a > at) { box.appendChild(document.createTextNode(text.slice(at, a))); }
+        var span = el("span", "w " + classes[i], text.slice(a, b));
+        box.appendChild(span); at = b;
+        if (!spans[i]) { spans[i] = span; }
+      });
+      if (at < c.b) { box.appendChild(document.createTextNode(text.slice(at, c.b))); }
     });
-    if (at < text.length) { p.appendChild(document.createTextNode(text.slice(at))); }
     return {p: p, spans: spans};
   }
 
@@ -137,6 +180,10 @@
     var parts = el("div", "parts");
     var items = [["score", fmt(p[1])]];
     if (p[2] !== null) { items.push(["estimate", fmt(p[2])]); }
+    if (p[2] !== null && p[14] !== null && p[14] !== undefined) {
+      items.push(["adequacy", fmt(p[14])], ["base", fmt(Math.round(1e4 * (p[2] - p[14])) / 1e4)]);
+    }
+    if (p[15] !== null && p[15] !== undefined) { items.push(["similarity", fmt(p[15])]); }
     items.push(["F1", fmt(p[3])], ["P", fmt(p[4])], ["R", fmt(p[5])],
                ["foreign words", Math.round(100 * p[6]) + "%"], ["anchors", p[8].length / 2]);
     if (p[7].length) { items.push(["flags", p[7].join(", ")]); }
@@ -160,9 +207,19 @@
       if (foreign[w]) { cls += " foreign"; }
       if (added[w]) { added[w]--; cls += " number-off"; }
       return cls;
-    });
+    }, p[13]);
     align.appendChild(src.p); align.appendChild(mt.p);
     box.appendChild(align);
+    if (p[13] && p[13].length) {
+      var errs = el("p", "errors");
+      errs.appendChild(el("b", "", "predicted errors: "));
+      p[13].forEach(function (sp, k) {
+        if (k) { errs.appendChild(document.createTextNode(" · ")); }
+        errs.appendChild(el("q", "err " + sp[2], p[0].slice(sp[0], sp[1])));
+        errs.appendChild(document.createTextNode(" " + sp[2] + ", " + sp[3].toFixed(2)));
+      });
+      box.appendChild(errs);
+    }
     box.links = {align: align, src: src.spans, mt: mt.spans, anchors: p[8], colour: colours[i]};
     return box;
   }
@@ -200,6 +257,11 @@
      ["number-off", "number on one side only"]].forEach(function (kv) {
       keys.appendChild(el("span", "w " + kv[0], kv[1]));
     });
+    if (s.pairs.some(function (p) { return p[13] && p[13].length; })) {
+      keys.appendChild(el("span", "err major", "predicted major error"));
+      keys.appendChild(el("span", "err minor", "predicted minor error"));
+      keys.appendChild(el("span", "", "(the estimator's word head: places to look, not verdicts)"));
+    }
     view.appendChild(keys);
     var boxes = s.pairs.map(function (p, i) { return pairView(s, i); });
     boxes.forEach(function (b) { view.appendChild(b); });
@@ -218,7 +280,7 @@
   $("search").addEventListener("input", function () {
     clearTimeout(timer); timer = setTimeout(function () { state.page = 0; apply(); }, 150);
   });
-  ["disagree", "flagged", "gap"].forEach(function (id) {
+  ["disagree", "flagged", "predicted", "gap"].forEach(function (id) {
     $(id).addEventListener("change", function () { state.page = 0; apply(); });
   });
   $("prev").addEventListener("click", function () { state.page--; apply(); });

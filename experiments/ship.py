@@ -1,0 +1,49 @@
+"""Make the shipped estimator file from a finished fold of ``estimator.py run``: the fold's
+model with its delta compressed as the package ships it (rank 64, int8) and the similarity
+weight that ``combine.py`` chose on validation data.
+
+    python experiments/ship.py --variant adq2 --fold lodo-news --similarity-weight 10 \\
+        --name adq-e5s -o xlscore/estimators/adq-e5s.safetensors
+
+Prints the file's SHA-256 for :data:`xlscore.estimator.SHIPPED`.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from estimator import CACHE
+
+from xlscore.estimator import QualityEstimator
+from xlscore.training import Recipe
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--fold", required=True, help="e.g. lodo-news")
+    ap.add_argument("--similarity-weight", type=float, default=0.0)
+    ap.add_argument("--span-threshold", type=float,
+                    help="error probability from which a word is in a predicted span (default: "
+                         "the fold's recipe)")
+    ap.add_argument("--name", required=True, help="the estimator's name in signatures")
+    ap.add_argument("--output", "-o", required=True, type=Path)
+    args = ap.parse_args()
+    source = CACHE / args.variant / args.fold / "full.safetensors"
+    if not source.is_file():
+        raise SystemExit(f"{source} does not exist: run estimator.py run --variant "
+                         f"{args.variant} --folds {args.fold} first")
+    model = QualityEstimator.load(source, precision="fp32")
+    shipped = Recipe()
+    model.recompress(shipped.delta_rank, shipped.delta_bits)
+    if args.span_threshold is not None:
+        model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
+        model.meta["recipe"] = asdict(model.recipe)
+    model.similarity_weight = args.similarity_weight
+    path = model.save(args.output, name=args.name)
+    print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, sha256 {model.digest}")
+
+
+if __name__ == "__main__":
+    main()
