@@ -39,7 +39,7 @@ def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
     assert default.signature().startswith(f"xlscore:0.1.0|est:{s.name}#{s.sha256[:8]}@")
     # the shipped file blends in the multilingual similarity, and says so
     w = default.estimator.similarity_weight
-    assert w == 10 and f"+10*sim:pack:e5-small@9#" in default.signature()
+    assert w == 10 and "+10*sim:pack:e5-small@9#" in default.signature()
     assert all(r.estimate is not None and r.similarity is not None and
                r.score == pytest.approx(r.estimate - w * (1 - r.similarity))
                for r in res if not r.flags)

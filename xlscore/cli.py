@@ -384,7 +384,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.max_sources:
         datasets = [sample_sources(rows, args.max_sources) for rows in datasets]
     marks = {}
-    keys = {(r.seg_id, r.system, r.translation) for rows in datasets for r in rows}
+    keys = ({(r.seg_id, r.system, r.translation) for rows in datasets for r in rows}
+            if args.errors else set())
     for path in args.errors or ():
         found = read_error_marks(path)
         if not keys & set(found):

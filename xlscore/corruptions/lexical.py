@@ -10,8 +10,8 @@ from typing import Any, Sequence
 
 from . import words as W
 from .base import Corruption, Edit, _kind, _make, _pool_sentences
-from .morphology import (_PROPER, _first, _group_end, _has, _in_context, _inflect_parse, _lemma,
-                         _parse_all, _pos, _reagree_left)
+from .morphology import (_PROPER, _first, _group_end, _group_form, _has, _in_context,
+                         _inflect_parse, _lemma, _parse_all, _pos, _reagree_left)
 from .text import _LATIN, Tok, _cyr, _norm, _sentence_start, _style, _tight, _title, _tokens
 
 
@@ -205,13 +205,7 @@ def _recase(text: str, toks: list[Tok], i: int, g: int, old: str, new: str,
         return None
     edits = []
     for t, p in zip(toks[i:g], parses):
-        want = {new, number or p.tag.number or "sing"}
-        if p.tag.POS != "NOUN":
-            if "sing" in want and p.tag.gender:
-                want.add(p.tag.gender)
-            if new == "accs":
-                want.add(head.tag.animacy or "inan")
-        form = p.inflect(want) or p.inflect(want - {"anim", "inan"})
+        form = _group_form(p, head, new, number)
         if form is None:
             return None
         if form.word != t.text.lower():

@@ -94,6 +94,19 @@ def _wanted(tag, noun_gender: bool = False) -> tuple[list[str], list[str]]:
     return req, opt
 
 
+def _group_form(p, head, case: str, number: str | None = None):
+    """The word with parse ``p`` of a noun group headed by the noun parse ``head``, put into
+    ``case`` (and ``number``, else its own): the other words agree with the head in gender
+    (singular) and animacy (accusative); None if pymorphy3 has no such form."""
+    want = {case, number or p.tag.number or "sing"}
+    if p.tag.POS != "NOUN":
+        if "sing" in want and p.tag.gender:
+            want.add(p.tag.gender)
+        if case == "accs":
+            want.add(head.tag.animacy or "inan")
+    return p.inflect(want) or p.inflect(want - {"anim", "inan"})
+
+
 def _inflect_parse(base, like, noun_gender: bool = False):
     """``base`` put into the form of ``like`` (a tag): the grammemes it must have, then as
     many of those it should have as possible; None if there is no such form."""

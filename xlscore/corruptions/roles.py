@@ -10,8 +10,8 @@ import regex
 
 from .base import Corruption, Edit, _kind, _make
 from .lexical import _entity
-from .morphology import (_PROPER, _first, _group_end, _has, _inflect_parse, _parse_all, _pos,
-                         _proper)
+from .morphology import (_PROPER, _first, _group_end, _group_form, _has, _inflect_parse,
+                         _parse_all, _pos, _proper)
 from .text import Tok, _norm, _sentence_start, _style, _tight, _title, _tokens
 
 
@@ -37,13 +37,7 @@ def _regroup(text: str, toks: list[Tok], i: int, g: int, parses: list, case: str
     head = next(p for p in parses if p.tag.POS == "NOUN")
     words = []
     for t, p in zip(toks[i:g], parses):
-        want = {case, p.tag.number or "sing"}
-        if p.tag.POS != "NOUN":
-            if p.tag.number == "sing" and p.tag.gender:
-                want.add(p.tag.gender)
-            if case == "accs":
-                want.add(head.tag.animacy or "inan")
-        form = p.inflect(want) or p.inflect(want - {"anim", "inan"})
+        form = _group_form(p, head, case)
         if form is None:
             return None
         proper = any(x in p.tag for x in _PROPER) or (
