@@ -3,6 +3,12 @@ measured side by side in one run on the same machine, models, layers and pairs.
 
     python experiments/bench.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv --limit 100
 
+Every row is measured twice: on the machine's own instruction set, and on a plain AVX2 CPU
+emulated (``--isa``; :data:`AVX2_ENV`: oneDNN, ATen, MKL and FBGEMM held to AVX2, so that
+``auto`` resolves to float32 as on a machine without AVX512-BF16/AMX). ONNX Runtime's kernels
+choose their instruction set themselves and cannot be held back: its rows use the machine's
+full instruction set in both tables.
+
 Each row runs in a fresh child process (so that peak memory is its own and no warm state is
 shared); model loading (and the ONNX export) is not timed, everything from the texts to the
 scores is. Rows:
@@ -20,6 +26,8 @@ scores is. Rows:
   MiniLM@6 over the sources and e5@9 over the translations for anchors and F1) at ``auto`` and
   fp32, the estimator alone, and the fp32 floor of those three models (eager attention,
   length-sorted batches of 32); the scores of the two precisions are compared;
+* the default computing the score only (``fields="score"``: no English encoder, anchors,
+  map or BERTScore; :mod:`xlscore.fields`), as ``xlscore rank`` and ``xlscore batch`` do;
 * memory (``--memory``): ``xlscore score`` on 10,000 and 100,000 pairs, peak RSS of each.
 
 Writes experiments/results/bench.md. The caches (converted pack, lexicon, dictionary maps) are
@@ -39,7 +47,7 @@ import time
 import warnings
 from pathlib import Path
 
-from _results import write_markdown
+from _results import AVX2_ENV, cpu_name, write_markdown
 
 HERE = Path(__file__).resolve().parent
 #: sentences per batch of the floors' length-sorted batches
@@ -94,9 +102,10 @@ def _sentence_ids(encoder, sentences: list[str]) -> list[list[int]]:
     return encoder.tokenizer(texts, truncation=True, max_length=encoder.max_tokens)["input_ids"]
 
 
-def _onnx_floor(encoder, ids: list[list[int]], tmp: str) -> float:
+def _onnx_floor(encoder, ids: list[list[int]], tmp: str, layout: str) -> float:
     """Export e5's first ``encoder.layer`` layers to ONNX (untimed), run them in ONNX Runtime
-    float32 in the floor's batches; returns the seconds of the runs."""
+    float32 in the floor's batches (``layout`` as for :func:`_passes`); returns the seconds of
+    the runs."""
     import numpy as np
     import onnxruntime as ort
     import torch
@@ -120,10 +129,11 @@ def _onnx_floor(encoder, ids: list[list[int]], tmp: str) -> float:
                           dynamo=False, opset_version=17)
     options = ort.SessionOptions()
     options.intra_op_num_threads = torch.get_num_threads()
+    options.inter_op_num_threads = 1
     session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     pad = encoder.tokenizer.pad_token_id or 0
     t = time.perf_counter()
-    for rows, width, seqs in _passes(ids, "sorted"):
+    for rows, width, seqs in _passes(ids, layout):
         x = np.full((rows, width), pad, dtype=np.int64)
         mask = np.zeros((rows, width), dtype=np.int64)
         for r, q in enumerate(seqs):
@@ -162,7 +172,8 @@ def child(args: argparse.Namespace) -> dict:
         ("default", "estimator", "xlscore", "compat")) else "fp32"
     if what.startswith(("default", "estimator")):
         if what.startswith("default"):
-            scorer = XLScorer.offline(precision=precision, device=dev)
+            fields = "score" if what.startswith("default-score") else None
+            scorer = XLScorer.offline(precision=precision, device=dev, fields=fields)
             scorer.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
@@ -174,13 +185,14 @@ def child(args: argparse.Namespace) -> dict:
         est = QualityEstimator.load(precision="fp32", device=dev)
         for model in (en.model, ru.model):
             model.set_attn_implementation("eager")
-        jobs = [(en, _sentence_ids(en, src)), (ru, _sentence_ids(ru, mt))]
+        # e5@9 reads the translations (anchors, F1) and the sources (the similarity)
+        jobs = [(en, _sentence_ids(en, src)), (ru, _sentence_ids(ru, mt + src))]
         pairs = list(dict.fromkeys(zip(src, mt)))
-        pair_ids = est._encode(pairs, est.max_length)[0]
-    elif what.startswith("floor") or what == "onnx":
+        pair_ids = [e.ids for e in est._encode(pairs, est.max_length)[0]]
+    elif what.startswith(("floor", "onnx")):
         e5 = Encoder.load("pack:e5-small", layer=9, precision="fp32", device=dev)
         ids = _sentence_ids(e5, src + mt)
-        if what != "onnx":
+        if not what.startswith("onnx"):
             kind, attention, layout, threads = FLOORS[what]
             e5.model.set_attn_implementation(attention)
             model = arithmetic.quantize(e5.model, kind)
@@ -203,8 +215,9 @@ def child(args: argparse.Namespace) -> dict:
             with enc._truncated(enc.layer):
                 _run_passes(enc.model, ids, enc.tokenizer.pad_token_id or 0)
         _run_passes(est.model.encoder, pair_ids, est.tokenizer.pad_token_id or 0)
-    elif what == "onnx":
-        t = time.perf_counter() - _onnx_floor(e5, ids, tmp.name)
+    elif what.startswith("onnx"):
+        t = time.perf_counter() - _onnx_floor(e5, ids, tmp.name,
+                                              "fixed" if what == "onnx-fixed" else "sorted")
     elif what.startswith("floor"):
         with e5._truncated(9):
             _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, precision=kind,
@@ -278,17 +291,136 @@ def change_note(data: str, limit: int, fast: list[float], exact: list[float], wh
             f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}.")
 
 
-def run_child(argv: list[str]) -> dict:
+def run_child(argv: list[str], env: dict | None = None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as fh:
         subprocess.run([sys.executable, __file__, *argv, "--result", fh.name], check=True,
-                       stderr=subprocess.DEVNULL)
+                       stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
         return json.loads(Path(fh.name).read_text())
+
+
+#: every row, in table order
+NAMES = ["floor-fp32", "floor-sdpa", "floor-fixed", "floor-1thread", "onnx", "onnx-fixed",
+         "floor-bf16", "floor-int8", "xlscore-multi-auto", "xlscore-multi-fp32",
+         "xlscore-multi-int8", "compat-fp32", "compat-auto", "bert_score-32", "bert_score-64",
+         "floor-default", "estimator-auto", "estimator-fp32", "default-auto", "default-fp32",
+         "default-score-auto"]
+
+
+def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
+    """Rows that do not apply: ONNX without onnxruntime; int8, ONNX and one thread on a GPU;
+    on the emulated AVX2 CPU, whatever is the same as another row there (``auto`` is fp32)
+    or means nothing there (bfloat16 emulated in float32)."""
+    if name.startswith("onnx") and not has_onnx:
+        return True
+    if device == "cuda" and ("int8" in name or name.startswith("onnx")
+                             or name == "floor-1thread"):
+        return True
+    return isa == "avx2" and name in ("floor-bf16", "compat-auto", "estimator-fp32",
+                                      "default-fp32", "xlscore-multi-fp32")
+
+
+def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
+    """The rows of one instruction set's run, with the notes on what the fast paths change."""
+    sec = {k: v["seconds"] for k, v in runs.items()}
+    bert = min(("bert_score-32", "bert_score-64"), key=lambda k: runs[k]["seconds"])
+
+    def row(label: str, name: str, note: str = "") -> str | None:
+        if name not in runs:
+            return None
+        r = runs[name]
+        return (f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
+                f"{r['peak_mib']:.0f} | {note} |")
+
+    def vs(name: str, base: str = "floor-fp32") -> str:
+        return f"{sec[name] / sec[base]:.2f}× the fp32 floor" if name in sec else ""
+
+    def vs_bert(name: str, bold: bool = False) -> str:
+        if name not in sec:
+            return ""
+        ratio = f"{sec[bert] / sec[name]:.2f}"
+        return f"{vs(name)}; bert_score/xlscore = " + (f"**{ratio}**" if bold else ratio)
+
+    ort_note = " (ONNX Runtime picks its own kernels: the machine's full instruction set)" \
+        if isa == "avx2" else ""
+    floor_rows = [("SDPA attention", "floor-sdpa"),
+                  ("SDPA, token-budget passes (xlscore's fixed shapes)", "floor-fixed"),
+                  ("one thread instead of " + str(runs["floor-fp32"]["threads"]),
+                   "floor-1thread"),
+                  ("ONNX Runtime fp32, same batches" + ort_note, "onnx"),
+                  ("ONNX Runtime fp32, xlscore's fixed shapes" + ort_note, "onnx-fixed"),
+                  ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
+                  ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8")]
+    auto = runs["default-auto"]["precision"]
+    lines = [
+        "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
+        "| --- | --- | --- | --- | --- |",
+        row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
+        *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows],
+        row("xlscore, multilingual e5@9, all words, default precision "
+            f"({runs['xlscore-multi-auto']['precision']})", "xlscore-multi-auto",
+            vs_bert("xlscore-multi-auto", bold=True)),
+        row("xlscore, multilingual e5@9, all words, `--precision fp32`", "xlscore-multi-fp32",
+            vs_bert("xlscore-multi-fp32")),
+        row("xlscore, multilingual e5@9, all words, `--precision int8`", "xlscore-multi-int8",
+            vs_bert("xlscore-multi-int8")),
+        row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
+        row("xlscore, bert_score-compatible mode, e5@9, default precision "
+            f"({runs['compat-auto']['precision'] if 'compat-auto' in runs else ''})",
+            "compat-auto", vs("compat-auto")),
+        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=32", "bert_score-32",
+            vs("bert_score-32")),
+        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=64 (its default)",
+            "bert_score-64", vs("bert_score-64")),
+        row("floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
+            "over sources + e5@9 over translations and sources, fp32, eager, sorted batches "
+            "of 32",
+            "floor-default"),
+        row(f"quality estimator alone ({runs['estimator-auto']['precision']})",
+            "estimator-auto"),
+        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})",
+            "estimator-fp32") if "estimator-fp32" in runs else None,
+        row(f"xlscore default ({auto}, encoders alike), every field", "default-auto",
+            f"{sec['default-auto'] / sec['floor-default']:.2f}× its models' fp32 floor; "
+            f"**{sec[bert] / sec['default-auto']:.2f}× bert_score's pairs/s**"),
+        row("xlscore default, `--precision fp32`, every field", "default-fp32",
+            f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"
+            if "default-fp32" in sec else ""),
+        row(f"xlscore default ({auto}), `--fields score` (what `rank` and `batch` compute)",
+            "default-score-auto",
+            f"{sec['default-auto'] / sec['default-score-auto']:.2f}× as fast as every field; "
+            f"**{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**"),
+        "",
+        f"The ratios against bert_score use its faster batch size ({bert.split('-')[1]}). "
+        "What the fast paths change, on these pairs (the full agreement study is "
+        "`experiments/precision.py`):",
+        "",
+    ]
+    exact = runs.get("xlscore-multi-fp32", runs["xlscore-multi-auto"])["scores"]
+    if "xlscore-multi-fp32" in runs:
+        lines.append("* " + change_note(args.data, args.limit,
+                                        runs["xlscore-multi-auto"]["scores"], exact,
+                                        "multilingual all-words F1, default precision vs fp32"))
+    if "xlscore-multi-int8" in runs:
+        lines.append("* " + change_note(args.data, args.limit,
+                                        runs["xlscore-multi-int8"]["scores"], exact,
+                                        "multilingual all-words F1, int8 vs fp32"))
+    default_exact = runs.get("default-fp32", runs["default-auto"])["scores"]
+    if "default-fp32" in runs:
+        lines.append("* " + change_note(args.data, args.limit, runs["default-auto"]["scores"],
+                                        default_exact, "default score, auto vs fp32"))
+    d = max(abs(a - b) for a, b in zip(runs["default-score-auto"]["scores"],
+                                       runs["default-auto"]["scores"]))
+    lines.append(f"* default score, `--fields score` vs every field: largest difference {d:.2e}.")
+    return [x for x in lines if x is not None]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="wmt21-enru-mqm-newstest2021.tsv")
     ap.add_argument("--limit", type=int, default=0, help="first N segments only")
+    ap.add_argument("--isa", default="native,avx2",
+                    help="instruction sets to measure on, comma-separated: native (the "
+                         "machine's own) and/or avx2 (a plain AVX2 CPU emulated; default both)")
     ap.add_argument("--memory", default="",
                     help="pair counts for the memory runs (comma-separated, e.g. "
                          "10000,100000; default: none)")
@@ -306,28 +438,30 @@ def main() -> None:
         Path(args.result).write_text(json.dumps(res))
         return
 
+    isas = [x.strip() for x in args.isa.split(",") if x.strip()]
+    if not isas or set(isas) - {"native", "avx2"}:
+        sys.exit("--isa takes native and/or avx2")
     common = ["--data", args.data, "--limit", str(args.limit), "--memory-block",
               str(args.memory_block), "--device", args.device]
     print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
     # in a child too: on Linux a child inherits its parent's peak RSS through fork, so the
     # parent must stay small for the children's peaks to be their own
     run_child(["--child", "warm", *common])
-    names = ["floor-fp32", "floor-sdpa", "floor-fixed", "floor-1thread", "onnx", "floor-bf16",
-             "floor-int8", "xlscore-multi-auto", "xlscore-multi-fp32", "xlscore-multi-int8",
-             "compat-fp32", "compat-auto", "bert_score-32", "bert_score-64", "floor-default",
-             "estimator-auto", "estimator-fp32", "default-auto", "default-fp32"]
     has_onnx = importlib.util.find_spec("onnxruntime") is not None
-    runs = {}
-    for name in names:
-        if (name == "onnx" and not has_onnx) or (args.device == "cuda" and "int8" in name) or (
-                args.device == "cuda" and name in ("onnx", "floor-1thread")):
-            continue
-        runs[name] = r = run_child(["--child", name, *common])
-        print(f"{name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
-              f"{r['pairs'] / r['seconds']:6.1f} pairs/s, peak {r['peak_mib']:6.0f} MiB",
-              flush=True)
-    bert = min(("bert_score-32", "bert_score-64"), key=lambda k: runs[k]["seconds"])
-    diff = max(abs(a - b) for x, y in zip(runs["compat-fp32"]["scores"], runs[bert]["scores"])
+    by_isa: dict[str, dict] = {}
+    for isa in isas:
+        env = AVX2_ENV if isa == "avx2" else None
+        runs = by_isa[isa] = {}
+        for name in NAMES:
+            if _skipped(name, args.device, isa, has_onnx):
+                continue
+            runs[name] = r = run_child(["--child", name, *common], env)
+            print(f"{isa:6s} {name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
+                  f"{r['pairs'] / r['seconds']:6.1f} pairs/s, peak {r['peak_mib']:6.0f} MiB",
+                  flush=True)
+    first = by_isa[isas[0]]
+    bert = min(("bert_score-32", "bert_score-64"), key=lambda k: first[k]["seconds"])
+    diff = max(abs(a - b) for x, y in zip(first["compat-fp32"]["scores"], first[bert]["scores"])
                for a, b in zip(x, y))
     mem = []
     for n in [int(x) for x in args.memory.split(",") if x.strip()]:
@@ -335,84 +469,22 @@ def main() -> None:
         print(f"memory {n} pairs: {mem[-1]['seconds']:.0f} s, peak {mem[-1]['peak_mib']:.0f} "
               "MiB", flush=True)
 
-    sec = {k: v["seconds"] for k, v in runs.items()}
-
-    def row(label: str, name: str, note: str = "") -> str | None:
-        if name not in runs:
-            return None
-        r = runs[name]
-        return (f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
-                f"{r['peak_mib']:.0f} | {note} |")
-
-    def vs(name: str, base: str = "floor-fp32") -> str:
-        return f"{sec[name] / sec[base]:.2f}× the fp32 floor"
-
-    floor_rows = [("SDPA attention", "floor-sdpa"),
-                  ("SDPA, token-budget passes (xlscore's fixed shapes)", "floor-fixed"),
-                  ("one thread instead of " + str(runs["floor-fp32"]["threads"]), "floor-1thread"),
-                  ("ONNX Runtime fp32 (exported model, same batches)", "onnx"),
-                  ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
-                  ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8")]
-    n_pairs = runs["floor-fp32"]["pairs"]
+    n_pairs = first["floor-fp32"]["pairs"]
+    gpu = first["floor-fp32"]["gpu"]
     lines = [
-        f"{n_pairs} pairs (MT systems only), {os.cpu_count()} CPU cores, torch threads "
-        f"{runs['floor-fp32']['threads']}, {runs['floor-fp32']['gpu'] or 'no GPU'}. Each row ran in its own process; model loading "
-        "is not timed. Floors are forward passes only (unique sentences, the layers needed).",
-        "",
-        "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
-        "| --- | --- | --- | --- | --- |",
-        row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
-        *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows],
-        row("xlscore, multilingual e5@9, all words, default precision "
-            f"({runs['xlscore-multi-auto']['precision']})", "xlscore-multi-auto",
-            f"{vs('xlscore-multi-auto')}; bert_score/xlscore = "
-            f"**{sec[bert] / sec['xlscore-multi-auto']:.2f}**"),
-        row("xlscore, multilingual e5@9, all words, `--precision fp32`", "xlscore-multi-fp32",
-            f"{vs('xlscore-multi-fp32')}; bert_score/xlscore = "
-            f"{sec[bert] / sec['xlscore-multi-fp32']:.2f}"),
-        row("xlscore, multilingual e5@9, all words, `--precision int8`", "xlscore-multi-int8",
-            f"{vs('xlscore-multi-int8')}; bert_score/xlscore = "
-            f"{sec[bert] / sec['xlscore-multi-int8']:.2f}") if "xlscore-multi-int8" in runs
-        else None,
-        row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
-        row("xlscore, bert_score-compatible mode, e5@9, default precision "
-            f"({runs['compat-auto']['precision']})", "compat-auto",
-            vs("compat-auto")),
-        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=32", "bert_score-32",
-            vs("bert_score-32")),
-        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=64 (its default)",
-            "bert_score-64", vs("bert_score-64")),
-        row("floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
-            "over sources + e5@9 over translations, fp32, eager, sorted batches of 32",
-            "floor-default"),
-        row(f"quality estimator alone ({runs['estimator-auto']['precision']})", "estimator-auto"),
-        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})", "estimator-fp32"),
-        row(f"xlscore default ({runs['default-auto']['precision']}, encoders alike)",
-            "default-auto", f"**{sec['default-auto'] / sec['floor-default']:.2f}× its models' "
-                            "fp32 floor**"),
-        row("xlscore default, `--precision fp32`", "default-fp32",
-            f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"),
-        "",
-        f"bert_score-compatible mode (fp32) against bert_score: largest difference in P, R or F1 "
-        f"over {len(runs['compat-fp32']['scores'])} pairs = {diff:.2e} (required: at most 1e-4). "
-        f"The ratios against bert_score use its faster batch size ({bert.split('-')[1]}).",
-        "",
-        "What the fast paths change, on these pairs (the full agreement study is "
-        "`experiments/precision.py`):",
-        "",
-        "* " + change_note(args.data, args.limit, runs["xlscore-multi-auto"]["scores"],
-                           runs["xlscore-multi-fp32"]["scores"],
-                           "multilingual all-words F1, default precision vs fp32"),
-        "* " + change_note(args.data, args.limit, runs["xlscore-multi-int8"]["scores"],
-                           runs["xlscore-multi-fp32"]["scores"],
-                           "multilingual all-words F1, int8 vs fp32")
-        if "xlscore-multi-int8" in runs else None,
-        "* " + change_note(args.data, args.limit, runs["default-auto"]["scores"],
-                           runs["default-fp32"]["scores"], "default score, auto vs fp32")
-        + " (The shipped estimator was trained on newstest2021: these figures compare "
-          "precisions, they do not measure generalisation.)",
+        f"{n_pairs} pairs (MT systems only); {gpu or cpu_name()}, {os.cpu_count()} CPU cores, "
+        f"torch threads {first['floor-fp32']['threads']}. Each row ran in its own process; "
+        "model loading is not timed. Floors are forward passes only (unique sentences, the "
+        "layers needed).",
     ]
-    lines = [x for x in lines if x is not None]
+    titles = {"native": "## This CPU's own instruction set",
+              "avx2": "## A plain AVX2 CPU, emulated (" + ", ".join(
+                  f"`{k}={v}`" for k, v in AVX2_ENV.items()) + "; `auto` is fp32 there)"}
+    for isa in isas:
+        lines += ["", titles[isa], "", *_table(by_isa[isa], args, isa)]
+    lines += ["", f"bert_score-compatible mode (fp32) against bert_score: largest difference "
+              f"in P, R or F1 over {len(first['compat-fp32']['scores'])} pairs = {diff:.2e} "
+              "(required: at most 1e-4)."]
     if mem:
         lines += ["", "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "
                   f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:",

@@ -1,8 +1,15 @@
-"""Shared fixtures: tiny random encoders built here, the offline packs, the demo data."""
+"""Shared fixtures: tiny random encoders built here, the offline packs and the shipped estimator
+(loaded once per session, however a test asks for them), the demo data, the command line run
+in this process."""
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import os
+import subprocess
+import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -118,18 +125,167 @@ def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
                     lexicon=lex, alignment=ProcrustesAligner.identity(32), estimator=None)
 
 
+# ---------------------------------------------------------------- the real models, loaded once
+#: the packs' encoders and the shipped estimators loaded in this run, by how they were asked for
+_MODELS: dict = {}
+
+
+def _device_key(device) -> str | None:
+    return None if device is None else str(device)
+
+
+def shared_encoder(spec: str, layer=None, device=None, *, precision: str = "auto",
+                   prefix=None):
+    """``Encoder.load(spec, ...)`` of a pack, loaded once per test session: every test that
+    asks for the same pack with the same settings gets the same object (encoders are not
+    changed by scoring). Another layer is a view of the loaded model (``with_layer``, what
+    ``Encoder.load(spec, layer)`` gives too); precisions are told apart by what they mean
+    here (``auto`` is ``fp32`` or ``bf16``, as the encoder itself records)."""
+    from xlscore.models import resolve_device
+    from xlscore.precision import resolve
+
+    dev = resolve_device(device)
+    key = ("encoder", spec, str(dev), resolve(precision, dev), prefix)
+    if key not in _MODELS:
+        _MODELS[key] = _REAL_LOADS["encoder"](spec, None, device, precision=precision,
+                                              prefix=prefix)
+    enc = _MODELS[key]
+    return enc if layer is None else enc.with_layer(layer)
+
+
+def shared_estimator(spec: str = "default", *, device=None, precision: str = "auto"):
+    """``QualityEstimator.load(spec, ...)`` of a shipped estimator, loaded once per session."""
+    key = ("estimator", spec, _device_key(device), precision)
+    if key not in _MODELS:
+        _MODELS[key] = _REAL_LOADS["estimator"](spec, device=device, precision=precision)
+    return _MODELS[key]
+
+
+def _real_loads() -> dict:
+    from xlscore import Encoder
+    from xlscore.estimator import QualityEstimator
+
+    return {"encoder": Encoder.load, "estimator": QualityEstimator.load}
+
+
+_REAL_LOADS = _real_loads()
+
+
+@contextlib.contextmanager
+def shared_models():
+    """Within: ``Encoder.load`` of a pack (``pack:NAME``) and ``QualityEstimator.load`` of a
+    shipped estimator return the session's objects (:func:`shared_encoder`,
+    :func:`shared_estimator`), however deep in the library they are called (``XLScorer``,
+    the command line); any other model (a folder, a trained file) loads as usual."""
+    from xlscore import Encoder
+    from xlscore.estimator import QualityEstimator
+
+    real_encoder, real_estimator = Encoder.__dict__["load"], QualityEstimator.__dict__["load"]
+
+    def encoder_load(cls, spec, layer=None, device=None, **options):
+        if (cls is Encoder and isinstance(spec, str) and spec.startswith("pack:")
+                and set(options) <= {"precision", "prefix"}):
+            return shared_encoder(spec, layer, device, **options)
+        return real_encoder.__func__(cls, spec, layer, device, **options)
+
+    def estimator_load(cls, spec="default", **options):
+        if (cls is QualityEstimator and isinstance(spec, str)
+                and not spec.endswith(".safetensors") and set(options) <= {"device", "precision"}):
+            return shared_estimator(spec, **options)
+        return real_estimator.__func__(cls, spec, **options)
+
+    Encoder.load = classmethod(encoder_load)
+    QualityEstimator.load = classmethod(estimator_load)
+    try:
+        yield
+    finally:
+        Encoder.load, QualityEstimator.load = real_encoder, real_estimator
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _models_once(_session_cache):
+    """Every test shares the packs' encoders and the shipped estimators (:func:`shared_models`),
+    whether it asks for them through a fixture, ``XLScorer.offline()``, the command line in
+    this process, or ``Encoder.load``."""
+    with shared_models():
+        yield
+
+
 @pytest.fixture(scope="session")
 def e5():
-    from xlscore import Encoder
-
-    return Encoder.load("pack:e5-small")
+    return shared_encoder("pack:e5-small")
 
 
 @pytest.fixture(scope="session")
 def minilm():
-    from xlscore import Encoder
+    return shared_encoder("pack:minilm-en")
 
-    return Encoder.load("pack:minilm-en")
+
+@pytest.fixture(scope="session")
+def default_estimator():
+    """The shipped estimator (``QualityEstimator.load()``), loaded once."""
+    return shared_estimator("default")
+
+
+def offline_scorer(**kwargs):
+    """A new ``XLScorer.offline(**kwargs)`` (its own state: alignment, idf, signature) on the
+    session's encoders and estimator."""
+    from xlscore import XLScorer
+
+    with shared_models():
+        return XLScorer.offline(**kwargs)
+
+
+# ---------------------------------------------------------------- the command line in-process
+#: Python's warning filters in a fresh interpreter (no -W, no dev mode)
+_PYTHON_DEFAULT_FILTERS = (("ignore", DeprecationWarning), ("ignore", PendingDeprecationWarning),
+                           ("ignore", ImportWarning), ("ignore", ResourceWarning))
+
+
+def run_cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``xlscore ARGS`` run in this process through :func:`xlscore.cli.main`, the packs and
+    the shipped estimator shared with the session (:func:`shared_models`): the exit status
+    (``main``'s return value, or argparse's ``SystemExit``), standard output and error as
+    the console script would give them. Standard input, the warning filters and display,
+    the environment and the global random states (torch, numpy, random) are restored
+    afterwards, so that a command run here leaves nothing behind for other tests."""
+    import random
+
+    import numpy as np
+    import torch
+
+    from xlscore.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    saved_stdin, saved_env = sys.stdin, dict(os.environ)
+    rng = torch.random.get_rng_state(), random.getstate(), np.random.get_state()
+    try:
+        with warnings.catch_warnings(), shared_models(), \
+                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            warnings.resetwarnings()
+            for action, category in _PYTHON_DEFAULT_FILTERS:
+                warnings.filterwarnings(action, category=category)
+            sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")),
+                                         encoding="utf-8")
+            try:
+                code = main(argv)
+            except SystemExit as exit_:          # argparse: usage errors, --help, --version
+                code = exit_.code if isinstance(exit_.code, int) else (
+                    0 if exit_.code is None else 1)
+                if not isinstance(exit_.code, (int, type(None))):
+                    print(exit_.code, file=sys.stderr)
+    finally:
+        sys.stdin = saved_stdin
+        for key in set(os.environ) - set(saved_env):
+            del os.environ[key]
+        for key, value in saved_env.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+        torch.random.set_rng_state(rng[0])
+        random.setstate(rng[1])
+        np.random.set_state(rng[2])
+    return subprocess.CompletedProcess(["xlscore"] + argv, code, out.getvalue(), err.getvalue())
 
 
 def read_demo() -> list[dict]:

@@ -86,7 +86,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
     inputs = demo_inputs(tmp_path / "in")
     out = tmp_path / "out"
     assert main(["batch", str(inputs), "-o", str(out), "--workers", "2",
-                 "--rows-per-file", "7", "--quiet"]) == 0
+                 "--rows-per-file", "7", "--quiet", "--fields", "all"]) == 0
     err = capsys.readouterr().err
     assert "48 rows in 8 files" in err
     json_out = tmp_path / "score.jsonl"
@@ -114,6 +114,31 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
     assert batch_sig.rsplit("#", 1)[0] == signature.rsplit("#", 1)[0]
     manifest = json.loads((out / "_xlscore_job.json").read_text())
     assert manifest["complete"] and manifest["signature"] == batch_sig
+
+
+def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys):
+    """Without --fields, batch leaves out the paper's columns (no map is fitted: one pass)
+    and gives the scores and evidence `xlscore score --fields score,evidence` gives."""
+    inputs = demo_inputs(tmp_path / "in")
+    out = tmp_path / "out"
+    assert main(["batch", str(inputs), "-o", str(out), "--quiet"]) == 0
+    assert "fitting the map" not in capsys.readouterr().err
+    assert not (out / "_xlscore_map.npz").exists()
+    json_out = tmp_path / "score.jsonl"
+    assert main(["score", "-s", str(DEMO / "source.en"),
+                 *sum((["-t", str(DEMO / f"{e}.ru")] for e in ENGINES), []),
+                 "--format", "json", "-o", str(json_out), "--quiet",
+                 "--fields", "score,evidence"]) == 0
+    lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
+    local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
+    batch = by_key(pq.read_table(out))
+    assert set(batch) == set(local)
+    for key, want in local.items():
+        got = batch[key]
+        assert got["score"] == pytest.approx(want["score"], abs=1e-5), key
+        assert got["f1"] is None and got["n_anchors"] is None and got["anchors"] == []
+        for col in ("flags", "unmatched_source", "foreign_words", "numbers_missing"):
+            assert got[col] == want[col], (key, col)
 
 
 class Interrupt(Exception):

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from conftest import ROOT
-from xlscore import InputError, XLScorer
+from conftest import ROOT, offline_scorer
+from xlscore import InputError
 from xlscore.challenge import read_challenge, run_challenge
 
 CHALLENGE = ROOT / "data" / "challenge" / "challenge.tsv"
@@ -42,7 +42,7 @@ def test_challenge_file_is_complete():
 @pytest.mark.parametrize("estimator, floor", [("default", DEFAULT_FLOOR), (None, PAPER_FLOOR)],
                          ids=["default", "paper"])
 def test_scores_do_not_regress_on_the_challenge_set(estimator, floor):
-    table = run_challenge(XLScorer.offline(estimator=estimator), read_challenge(CHALLENGE))
+    table = run_challenge(offline_scorer(estimator=estimator), read_challenge(CHALLENGE))
     assert list(table) == list(PHENOMENA)
     for ph, row in table.items():
         assert row.total == PHENOMENA[ph]

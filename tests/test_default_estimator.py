@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xlscore
-from conftest import read_demo
+from conftest import offline_scorer, read_demo
 from xlscore import XLScoreError, XLScorer
 from xlscore.cache import sha256_file
 from xlscore.estimator import FLOOR, SHIPPED, QualityEstimator, shipped
@@ -24,7 +24,8 @@ def test_the_shipped_file_is_small_and_matches_its_digest():
 
 @pytest.fixture(scope="module")
 def default():
-    return XLScorer.offline()
+    """``XLScorer.offline()`` on the session's encoders and shipped estimator."""
+    return offline_scorer()
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
     assert all(r.adequacy is not None for r in res)
     # the paper's method is still reported beside it
     assert all(-1 <= r.f1 <= 1 and r.n_anchors == len(r.anchors) for r in res)
-    assert "est:no" in XLScorer.offline(estimator=None).signature()
+    assert "est:no" in offline_scorer(estimator=None).signature()
 
 
 def test_the_good_translation_wins_on_the_demo(demo):
@@ -78,11 +79,13 @@ def test_untranslated_wrong_language_and_empty_output_rank_last(default):
     assert "empty" in empty.result.flags
 
 
-def test_scores_do_not_depend_on_order_batch_or_neighbours(demo):
+def test_scores_do_not_depend_on_order_batch_or_neighbours(demo, default_estimator):
     rows, res = demo
     src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     perm = np.random.default_rng(1).permutation(len(rows))
-    est = QualityEstimator.load()      # the default precision (bfloat16 on most processors)
+    # QualityEstimator.load(), loaded once per session: the default precision (bfloat16 on
+    # most processors)
+    est = default_estimator
     got = est.predict([src[i] for i in perm], [mt[i] for i in perm])
     want = np.array([res[i].estimate for i in perm])
     # bit-identical: every forward pass has a shape fixed by the pair's own length

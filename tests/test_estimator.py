@@ -257,8 +257,9 @@ def test_spans_point_into_the_translation_as_given(extended):
     assert all(given[s.start:s.end] == s.text for s in e.error_spans)
 
 
-def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, tmp_path, e5):
-    from xlscore import Encoder, Lexicon, XLScorer
+def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, tmp_path, e5,
+                                                                      minilm):
+    from xlscore import Lexicon, XLScorer
 
     src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
     mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
@@ -271,8 +272,7 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, 
     assert est.similarity_weight == 2.5 and est.describe()["similarity_weight"] == 2.5
     (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
     lexicon = Lexicon.from_tsv(tmp_path / "lex.tsv")
-    scorer = XLScorer(en_model=Encoder.load("pack:minilm-en"), ru_model=e5, lexicon=lexicon,
-                      estimator=est)
+    scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est)
     res = scorer.score(src, mt)
     # the similarity is exactly the multilingual all-words score of the paper's method
     plain = XLScorer(multilingual=e5, lexicon=lexicon, variant="all", estimator=None)
@@ -287,8 +287,7 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, 
     assert d["similarity"] == res[0].similarity
     assert type(res[0]).from_dict(d) == res[0]
     # an estimator without the weight leaves the score alone
-    bare = XLScorer(en_model=Encoder.load("pack:minilm-en"), ru_model=e5, lexicon=lexicon,
-                    estimator=trained)
+    bare = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
     assert all(r.similarity is None for r in bare.score(src, mt))
     assert "sim:" not in bare.signature()
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SMALL_LEXICON, make_unigram_bert, make_wordpiece_bert
-from test_cli import ENGINES, SRC, command, ok, xlscore
+from test_cli import ENGINES, SRC, cli, command, ok
 from xlscore import Encoder, InputError, ProcrustesAligner, XLScorer, cache
 from xlscore.errors import LongInputWarning
 
@@ -144,8 +144,8 @@ def tiny_models(tmp_path_factory):
 def test_cli_scores_a_one_line_file(tmp_path, tiny_models):
     (tmp_path / "s.en").write_text("the cat sat\n", encoding="utf-8")
     (tmp_path / "t.ru").write_text("кусок бумаги\n", encoding="utf-8")
-    r = ok(xlscore("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format",
-                   "tsv", *tiny_models))
+    r = ok(cli("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format",
+               "tsv", *tiny_models))
     assert len([x for x in r.stdout.splitlines() if x[:1].isdigit()]) == 1
 
 
@@ -158,8 +158,8 @@ def test_cli_scores_a_200000_line_file(tmp_path, tiny_models):
     (tmp_path / "t.ru").write_text("".join(ru[i % 5] + f" {i % 89}\n" for i in range(n)),
                                    encoding="utf-8")
     out = tmp_path / "out.tsv"
-    ok(xlscore("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format", "tsv",
-               "-o", out, *tiny_models))
+    ok(cli("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format", "tsv",
+           "-o", out, *tiny_models))
     rows = [x for x in out.read_text(encoding="utf-8").splitlines() if x[:1].isdigit()]
     assert len(rows) == n and rows[-1].startswith(f"{n}\t")
 
@@ -168,25 +168,26 @@ def test_cli_nfd_input_scores_like_nfc(tmp_path, tiny_models):
     (tmp_path / "s.en").write_text("the cat\nthe cat\n", encoding="utf-8")
     text = "ёлка и йод\n"
     (tmp_path / "t.ru").write_text(text + unicodedata.normalize("NFD", text), encoding="utf-8")
-    r = ok(xlscore("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format",
-                   "tsv", "--variant", "all", *tiny_models))
+    r = ok(cli("score", "-s", tmp_path / "s.en", "-t", tmp_path / "t.ru", "--format",
+               "tsv", "--variant", "all", *tiny_models))
     rows = [x.split("\t") for x in r.stdout.splitlines() if x[:1].isdigit()]
     assert rows[0][2:] == rows[1][2:]
 
 
 def test_killed_run_resumes_to_the_identical_file(tmp_path):
     """kill -9 in the middle of ``xlscore score``, then ``--resume``: the same bytes as an
-    uninterrupted run, no segment lost or repeated."""
+    uninterrupted run, no segment lost or repeated. (The killed run is a real process; the
+    uninterrupted run and the resumed one run in this process.)"""
     many_src, many_mt = tmp_path / "s.en", tmp_path / "t.ru"
     src = open(SRC, encoding="utf-8").read().splitlines()
     mts = [open(e, encoding="utf-8").read().splitlines() for e in ENGINES]
     many_src.write_text("".join(f"{s}\n" for _ in range(8) for s in src), encoding="utf-8")
     many_mt.write_text("".join(f"{m[i]}\n" for k in range(8) for i, m in
                                [(i, mts[k % 4]) for i in range(len(src))]), encoding="utf-8")
-    args = ["score", "-s", many_src, "-t", many_mt, "--format", "tsv", "--chunk-size", "6",
+    args = ["score", "-s", many_src, "-t", many_mt, "--format", "tsv", "--chunk-size", "12",
             "--quiet"]
     whole = tmp_path / "whole.tsv"
-    ok(xlscore(*args, "-o", whole))
+    ok(cli(*args, "-o", whole))
     part = tmp_path / "part.tsv"
     proc = subprocess.Popen(command() + [str(a) for a in args] + ["-o", str(part)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -200,7 +201,7 @@ def test_killed_run_resumes_to_the_identical_file(tmp_path):
     proc.wait()
     written = part.read_text(encoding="utf-8").count("\n")
     assert written < whole.read_text(encoding="utf-8").count("\n")
-    ok(xlscore(*args, "-o", part, "--resume"))
+    ok(cli(*args, "-o", part, "--resume"))
     assert part.read_bytes() == whole.read_bytes()
 
 

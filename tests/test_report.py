@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from test_cli import ENGINES, SRC, ok, xlscore
+from test_cli import ENGINES, SRC, cli, ok
 from xlscore import InputError, ScoreResult
 from xlscore.compare import compare_engines, segment_ranking
 from xlscore.evidence import Evidence
@@ -182,32 +182,32 @@ def test_saved_runs_are_read_and_checked(tmp_path):
 def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     page = tmp_path / "r.html"
     args = ["-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []), "--quiet"]
-    r = ok(xlscore("report", *args, "-o", page, "--n-boot", "200", "--name", "A", "--name", "B",
-                   "--name", "C <3"))
+    r = ok(cli("report", *args, "-o", page, "--n-boot", "200", "--name", "A", "--name", "B",
+               "--name", "C <3"))
     html = page.read_text(encoding="utf-8")
     assert "wrote" in r.stderr and "12 segments" in r.stderr
     assert "C &lt;3" in html and "xlscore report -s" in html and "est:adq-e5s#" in html
     saved = tmp_path / "s.jsonl"
-    ok(xlscore("score", *args, "--format", "json", "-o", saved))
+    ok(cli("score", *args, "--format", "json", "-o", saved))
     again = tmp_path / "again.html"
-    ok(xlscore("report", *args, "--from", saved, "-o", again, "--n-boot", "200", "--name", "A",
-               "--name", "B", "--name", "C <3"))
+    ok(cli("report", *args, "--from", saved, "-o", again, "--n-boot", "200", "--name", "A",
+           "--name", "B", "--name", "C <3"))
     strip = lambda h: re.sub(r"<dt>made</dt>.*</footer>", "", h, flags=re.S)   # noqa: E731
     assert strip(again.read_text(encoding="utf-8")) == strip(html)     # the same page
     changed = tmp_path / "engine1.ru"                 # same engine name, one line changed
     lines = open(ENGINES[0], encoding="utf-8").read().splitlines()
     changed.write_text("\n".join(["Другой текст."] + lines[1:]) + "\n", encoding="utf-8")
-    r = xlscore("report", "-s", SRC, "-t", changed, *sum((["-t", e] for e in ENGINES[1:3]), []),
-                "--from", saved, "-o", tmp_path / "w.html")
+    r = cli("report", "-s", SRC, "-t", changed, *sum((["-t", e] for e in ENGINES[1:3]), []),
+            "--from", saved, "-o", tmp_path / "w.html")
     assert r.returncode == 2 and "other input files" in r.stderr
-    other = ok(xlscore("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[3], "--format",
-                       "json", "-o", tmp_path / "o.jsonl", "--quiet"))
+    other = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[3], "--format",
+                   "json", "-o", tmp_path / "o.jsonl", "--quiet"))
     assert other.returncode == 0
-    r = xlscore("report", *args, "--from", tmp_path / "o.jsonl", "-o", tmp_path / "x.html")
+    r = cli("report", *args, "--from", tmp_path / "o.jsonl", "-o", tmp_path / "x.html")
     assert r.returncode == 2 and "o.jsonl" in r.stderr and "no score for" in r.stderr
-    r = xlscore("report", "-s", SRC, "-t", ENGINES[0], "-o", tmp_path / "y.html")
+    r = cli("report", "-s", SRC, "-t", ENGINES[0], "-o", tmp_path / "y.html")
     assert r.returncode == 2 and "at least two" in r.stderr
-    r = xlscore("report", *args, "--name", "A", "-o", tmp_path / "z.html")
+    r = cli("report", *args, "--name", "A", "-o", tmp_path / "z.html")
     assert r.returncode == 2 and "1 --name for 3" in r.stderr
     assert not (tmp_path / "x.html").exists() and not (tmp_path / "z.html").exists()
 

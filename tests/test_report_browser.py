@@ -37,13 +37,12 @@ def demo_page(tmp_path_factory, offline_default_results):
 
 @pytest.fixture(scope="module")
 def offline_default_results():
-    from conftest import DEMO
-    from xlscore import XLScorer
+    from conftest import DEMO, offline_scorer
 
     sources = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
     translations = {f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8")
                     .splitlines() for k in range(1, 5)}
-    scorer = XLScorer.offline()
+    scorer = offline_scorer()              # XLScorer.offline() on the session's models
     results = [by for _, by in scorer.iter_score(sources, translations)]
     return sources, translations, results, scorer.signature()
 

@@ -9,7 +9,7 @@ from xlscore import AlignmentMismatchError, Encoder, ProcrustesAligner, XLScorer
 from xlscore.alignment import IllPosedAlignmentWarning
 from xlscore.errors import InputError, XLScoreError
 
-from conftest import DEMO, SMALL_LEXICON, make_wordpiece_bert, read_demo
+from conftest import DEMO, SMALL_LEXICON, make_wordpiece_bert, offline_scorer, read_demo
 
 TINY_SRC = ["the cat sat on the mat", "a b c", "the cats", "x"]
 TINY_MT = ["неровно сложенный кусок", "что-то, x", "сло, x", "кусок"]
@@ -103,8 +103,9 @@ def test_signature_names_every_setting(tiny):
 @pytest.fixture(scope="module")
 def offline():
     """The paper's method with the candidates' consensus (the default before the quality
-    estimator; the estimator's own tests are in test_default_estimator.py)."""
-    return XLScorer.offline(estimator=None, consensus=True)
+    estimator; the estimator's own tests are in test_default_estimator.py), on the session's
+    encoders."""
+    return offline_scorer(estimator=None, consensus=True)
 
 
 @pytest.fixture(scope="module")
@@ -199,7 +200,7 @@ def test_foreign_penalty_never_raises_a_score():
 
 
 def test_resuming_after_the_last_segment_still_settles_the_map():
-    s = XLScorer.offline(estimator=None)
+    s = offline_scorer(estimator=None)              # a new scorer: no map settled before
     rows = read_demo()[:8]
     src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     assert list(s.iter_score(src, mt, start=len(rows))) == []
@@ -229,13 +230,20 @@ def _greedy_f1(a: np.ndarray, b: np.ndarray) -> float:
     return 2 * p * r / (p + r)
 
 
-def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline):
+@pytest.fixture(scope="module")
+def four_engines(offline):
+    """The four demo engines scored together with consensus: ``{segment: {engine: result}}``."""
+    src, engines = _engines(4)
+    return dict(offline.iter_score(src, engines))
+
+
+def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline, four_engines):
     from xlscore.results import penalised
     from xlscore.scorer import CONSENSUS_WEIGHT
 
     src, engines = _engines(4)
-    plain = XLScorer.offline(estimator=None)
-    with_c = dict(offline.iter_score(src, engines))
+    plain = offline_scorer(estimator=None)
+    with_c = four_engines
     without = dict(plain.iter_score(src, engines))
     assert "cons:0.6" in offline.signature() and "cons:no" in plain.signature()
     for i in (0, 5, 11):
@@ -253,9 +261,9 @@ def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline):
             assert b.score == pytest.approx(penalised(b.f1, b.foreign, floor), abs=1e-6)
 
 
-def test_consensus_does_not_depend_on_engine_order_and_needs_three(offline):
+def test_consensus_does_not_depend_on_engine_order_and_needs_three(offline, four_engines):
     src, engines = _engines(4)
-    ref = dict(offline.iter_score(src, engines))
+    ref = four_engines
     rev = dict(offline.iter_score(src, dict(reversed(list(engines.items()))), chunk_size=9))
     for i in ref:
         for n in engines:

@@ -19,7 +19,7 @@ from typing import Sequence, TextIO
 from . import __version__
 from .cli_batch import add_batch_parser
 from .cli_report import add_report_parser
-from .cliargs import at_least, recipe_type
+from .cliargs import add_fields_option, at_least, recipe_type
 from .errors import InputError, XLScoreError
 from .precision import PRECISIONS
 from .writers import WRITERS, resume_state
@@ -133,7 +133,8 @@ def scorer_options(args: argparse.Namespace) -> dict:
         cfg["alignment"] = args.alignment
     return {**cfg, "layer": _layer(args.layer), "lexicon": args.lexicon,
             "variant": args.variant, "idf": args.idf, "rescale": args.rescale,
-            "device": args.device, "precision": args.precision}
+            "device": args.device, "precision": args.precision,
+            "fields": getattr(args, "fields", None)}
 
 
 def build_scorer(args: argparse.Namespace):
@@ -498,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue an interrupted run into the same --output file")
     p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS,
                    help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})")
+    add_fields_option(p, "all")
     _add_model_options(p)
     p.set_defaults(func=cmd_score)
 
@@ -511,6 +513,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--segments", action="store_true", help="also list each segment's ranking")
     p.add_argument("--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    add_fields_option(p, "score")
     _add_model_options(p)
     p.set_defaults(func=cmd_rank)
 

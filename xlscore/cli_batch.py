@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Callable
 
-from .cliargs import at_least
+from .cliargs import add_fields_option, at_least
 from .errors import XLScoreError
 from .pairfiles import ROWS_PER_FILE
 
@@ -56,6 +56,7 @@ def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser],
                    help="Ray's temporary files for a local instance (default "
                         "TMPDIR/xlscore-ray-UID)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_fields_option(p, "score,evidence")
     add_model_options(p)
     p.set_defaults(func=cmd_batch)
 

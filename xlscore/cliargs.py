@@ -37,3 +37,15 @@ def yes_no(text: str) -> bool:
 def recipe_type(default: object) -> Callable[[str], object]:
     """The parser of a recipe field with this default value (bools take yes/no)."""
     return yes_no if isinstance(default, bool) else type(default)
+
+
+def add_fields_option(p: argparse.ArgumentParser, default: str) -> None:
+    """``--fields``: the parts of each result to compute (:mod:`xlscore.fields`)."""
+    from .fields import FIELDS
+
+    p.add_argument("--fields", default=default, metavar="LIST",
+                   help="what to compute besides the score, comma-separated: "
+                        + ", ".join(f for f in FIELDS if f != "score")
+                        + f" (the paper's F1/P/R and anchors; costs the English encoder, the "
+                        f"map and BERTScore), or all (default: {default}); the score is the "
+                        f"same either way")

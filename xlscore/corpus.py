@@ -71,6 +71,10 @@ class PreparedCorpus:
     #: the translations as the caller gave them (before normalisation), when known: character
     #: offsets reported to the caller refer to these
     given: list[str] | None = None
+    #: whether ``src`` and ``mt`` hold the paper's encoders' vectors and full anchors; else
+    #: both sides are the similarity encoder's and the anchors may lack word translations
+    #: (:mod:`xlscore.fields`)
+    paper: bool = True
 
     def __len__(self) -> int:
         return len(self.src)
@@ -79,7 +83,8 @@ class PreparedCorpus:
         """The pairs at ``indices``, in that order."""
         return PreparedCorpus([self.src[i] for i in indices], [self.mt[i] for i in indices],
                               [self.anchors[i] for i in indices],
-                              None if self.given is None else [self.given[i] for i in indices])
+                              None if self.given is None else [self.given[i] for i in indices],
+                              self.paper)
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The (normalised) sources and translations."""

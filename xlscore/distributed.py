@@ -339,12 +339,13 @@ def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, po
 
 def _alignment(ray, driver, config: dict, units, out: Path, key: str, extras: dict,
                pool: dict, progress: bool):
-    """The map every worker uses (``None`` for a single multilingual encoder): a saved one,
+    """The map every worker uses (``None`` for a single multilingual encoder, or when the
+    paper's columns are not computed: :mod:`xlscore.fields`): a saved one,
     the dictionary map, or the corpus map -- from a previous run of this job, else fitted in
     a first pass over the data. The driver's scorer then carries it, for the signature."""
     from .alignment import ProcrustesAligner
 
-    if driver.multilingual:
+    if driver.multilingual or "paper" not in driver.fields:
         return None
     if driver.alignment_mode == "fixed":
         return driver.fixed_alignment

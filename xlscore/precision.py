@@ -6,8 +6,10 @@
 * ``"bf16"`` - bfloat16 autocast (matrix products in bfloat16 with float32 accumulation;
   normalisation and softmax stay float32); fast on CPUs with AVX512-BF16 or AMX and on GPUs;
 * ``"fp16"`` - float16 autocast, for GPUs without bfloat16;
-* ``"int8"`` - dynamic int8 quantization of the linear layers (CPU only; weights quantized
-  when the model is loaded, in well under a second, so nothing is written to the cache);
+* ``"int8"`` - dynamic int8 quantization of the linear layers, one scale per weight row (CPU
+  only; weights quantized when the model is loaded, in well under a second, so nothing is
+  written to the cache). It lowers every similarity a little (the feed-forward layers carry
+  most of the error: ``experiments/int8_layers.py``), so it is never chosen by ``auto``;
 * ``"auto"`` - ``"bf16"`` where the hardware computes in it, else ``"fp32"``.
 
 Kernels round differently for different matrix shapes (in bfloat16 by a whole bfloat16 step),
@@ -36,9 +38,12 @@ _AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 def autocast_dtype(device: torch.device) -> torch.dtype | None:
     """bfloat16 where the hardware computes in it (CUDA with bf16, CPUs with AVX512-BF16 or
-    AMX), else ``None`` (float32)."""
+    AMX whose kernels are not held to AVX2 by ``ATEN_CPU_CAPABILITY``), else ``None``
+    (float32)."""
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
+    if not torch.backends.cpu.get_cpu_capability().startswith("AVX512"):
+        return None     # kernels held to AVX2 or less (``ATEN_CPU_CAPABILITY``) do not use it
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return torch.bfloat16 if any(getattr(torch.cpu, p, lambda: False)() for p in probes) \
         else None
@@ -74,7 +79,10 @@ def quantize(model: torch.nn.Module, precision: str) -> torch.nn.Module:
     with warnings.catch_warnings():    # torch.ao.quantization announces its move to torchao
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", UserWarning)
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear},
+        # one scale per output row of each weight: a per-tensor scale is set by the few
+        # outlier rows and costs the rest their resolution (experiments/int8_layers.py)
+        qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear: qconfig},
                                                       dtype=torch.qint8)
 
 

@@ -13,7 +13,9 @@ from .spans import ErrorSpan
 class ScoreResult:
     """The score of one translation.
 
-    ``precision``/``recall``/``f1``: BERTScore of the chosen variant. ``consensus``: mean
+    ``precision``/``recall``/``f1``: BERTScore of the chosen variant (``None``, like
+    ``n_anchors``, when the scorer was told not to compute the paper's columns:
+    :mod:`xlscore.fields`). ``consensus``: mean
     BERTScore F1 of the translation against the other candidates of the same source (when at
     least :data:`CONSENSUS_MIN` candidates were scored together and consensus is on, else
     ``None``). ``score`` (what rankings and system scores use): F1 with the foreign-text
@@ -36,11 +38,11 @@ class ScoreResult:
     words, numbers on one side only.
     """
 
-    precision: float
-    recall: float
-    f1: float
+    precision: float | None
+    recall: float | None
+    f1: float | None
     score: float
-    n_anchors: int
+    n_anchors: int | None
     anchors: tuple[tuple[str, str], ...]
     foreign: float = 0.0
     flags: tuple[str, ...] = ()
@@ -69,11 +71,16 @@ class ScoreResult:
         def opt(key: str) -> float | None:
             return None if d.get(key) is None else float(d[key])
 
+        missing = [k for k in ("precision", "recall", "f1", "n_anchors") if k not in d]
+        if missing:     # present, if only as None (fields not computed)
+            raise KeyError(missing[0])
+
         anchors = tuple((str(a), str(b)) for a, b in d["anchors"])
         evidence = Evidence(**{f.name: tuple(str(w) for w in d.get(f.name, ()))
                                for f in fields(Evidence)})
-        return cls(float(d["precision"]), float(d["recall"]), float(d["f1"]),
-                   float(d["score"]), int(d["n_anchors"]), anchors, float(d.get("foreign", 0.0)),
+        n_anchors = None if d["n_anchors"] is None else int(d["n_anchors"])
+        return cls(opt("precision"), opt("recall"), opt("f1"),
+                   float(d["score"]), n_anchors, anchors, float(d.get("foreign", 0.0)),
                    tuple(str(f) for f in d.get("flags", ())), opt("consensus"), opt("estimate"),
                    evidence, opt("adequacy"),
                    tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
@@ -94,19 +101,19 @@ class RankedTranslation:
         return self.result.score
 
     @property
-    def f1(self) -> float:
+    def f1(self) -> float | None:
         return self.result.f1
 
     @property
-    def precision(self) -> float:
+    def precision(self) -> float | None:
         return self.result.precision
 
     @property
-    def recall(self) -> float:
+    def recall(self) -> float | None:
         return self.result.recall
 
     @property
-    def n_anchors(self) -> int:
+    def n_anchors(self) -> int | None:
         return self.result.n_anchors
 
 

@@ -40,7 +40,8 @@ from .corpus import (CHUNK_PAIRS, PreparedCorpus, assign_folds, check_corpus, se
 from .encoders import Encoder, WordVectors
 from .errors import AlignmentMismatchError, InputError, XLScoreError
 from .estimator import DEFAULT as DEFAULT_ESTIMATOR, QualityEstimator
-from .evidence import gather
+from .evidence import Evidence, gather
+from .fields import resolve_fields
 from .lexicon import Lexicon
 from .mapping import MapFitting
 from .results import RankedTranslation, ScoreResult, penalised, rank_order
@@ -68,6 +69,11 @@ _CHUNK = 256   # pairs per padded similarity batch
 CONSENSUS_WEIGHT = 0.6
 #: consensus is used when at least this many candidates of one source are scored together
 CONSENSUS_MIN = 3
+
+
+def _flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, ...]:
+    """A pair's flags: the anchors' (untranslated, wrong language), and empty sides."""
+    return anchors.flags + ("empty",) * (not len(mt)) + ("empty_source",) * (not len(src))
 
 
 def _variant(variant: str | None, default: str) -> str:
@@ -106,6 +112,10 @@ class XLScorer(MapFitting, Weighting):
     ``idf``: weight words by inverse document frequency (from :meth:`fit_idf`, else from the
     texts being scored). ``rescale``: baseline rescaling (baseline from :meth:`fit_baseline`,
     ``baseline=``, else from the texts being scored).
+    ``fields``: the parts of each result to compute (:mod:`xlscore.fields`): ``None`` (all),
+    or a comma-separated string or names among ``"score"``, ``"evidence"``, ``"paper"``;
+    leaving out ``"paper"`` skips the English encoder, the map and BERTScore (the score is the
+    same). :meth:`prepare` and the paper's methods compute everything whatever this says.
     """
 
     def __init__(self, en_model: str | os.PathLike | Encoder | None = None,
@@ -121,8 +131,9 @@ class XLScorer(MapFitting, Weighting):
                  device: str | None = None,
                  align_center: bool = False, align_normalize: bool = True,
                  estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
-                 precision: str = "auto") -> None:
+                 precision: str = "auto", fields: str | Iterable[str] | None = None) -> None:
         self.variant = _variant(variant, "anchors")
+        self.fields = resolve_fields(fields, estimator=estimator is not None)
         if estimator is not None and consensus:
             raise XLScoreError("consensus blends into the paper's score only: use it with "
                                "estimator=None (--estimator none)")
@@ -202,13 +213,32 @@ class XLScorer(MapFitting, Weighting):
         corpus.given = translations
         return corpus
 
-    def anchor(self, src: Sequence[WordVectors], mt: Sequence[WordVectors]) -> PreparedCorpus:
-        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``)."""
+    def _prepare_chunk(self, sources: list[str], translations: list[str],
+                       progress: bool) -> PreparedCorpus:
+        """A chunk prepared for :meth:`iter_score`: everything (:meth:`prepare`) when the
+        paper's columns are asked for; else both sides embedded once by the similarity encoder
+        and anchors only as far as the evidence needs them (for the foreign-text share and the
+        flags, without any word translation, when it is not asked for either)."""
+        if "paper" in self.fields:
+            return self.prepare(sources, translations, progress=progress)
+        enc = self._similarity_encoder()
+        src = enc.embed_words(sources, progress=progress)
+        mt = enc.embed_words(translations, progress=progress)
+        corpus = self.anchor(src, mt, translate="evidence" in self.fields)
+        corpus.given, corpus.paper = translations, False
+        return corpus
+
+    def anchor(self, src: Sequence[WordVectors], mt: Sequence[WordVectors], *,
+               translate: bool = True) -> PreparedCorpus:
+        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
+        ``translate=False`` looks no word up, so that only the foreign-text share and the flags
+        (which need no translation) are meaningful."""
         if len(src) != len(mt):
             raise InputError(f"{len(src)} sources but {len(mt)} translations")
         corpus = PreparedCorpus(list(src), list(mt))
-        ru_words = [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
-        table = self.translator.translations(ru_words)
+        ru_words = [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)] if translate \
+            else []
+        table = self.translator.translations(ru_words) if ru_words else {}
         empty: frozenset[str] = frozenset()
         lex = self.lexicon
         cached: dict[tuple[str, str], AnchorSet] = {}
@@ -248,7 +278,7 @@ class XLScorer(MapFitting, Weighting):
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         settled = None
-        if len(chunks) > 1:
+        if len(chunks) > 1 and "paper" in self.fields:
             # the texts as the single-chunk path sees them (normalised), so that idf and the
             # baseline do not depend on the chunk size
             all_src = [normalize_text(s) for s in sources for _ in names]
@@ -263,12 +293,13 @@ class XLScorer(MapFitting, Weighting):
                 continue     # (a single chunk is settled even when nothing is left to yield)
             # a chunk is always computed whole, so that resuming reproduces the same batches
             # and therefore the same floating-point results
-            corpus = self.prepare(*segment_pairs(sources, systems, a, b), progress=progress)
-            if settled is None:
+            corpus = self._prepare_chunk(*segment_pairs(sources, systems, a, b), progress)
+            if settled is None and corpus.paper:
                 settled = self._settle(*corpus.texts(), variant, None, corpus, progress)
             n = len(names)
-            results = self.finish(corpus, self._score_core(corpus, variant, *settled),
-                                           [range(k, k + n) for k in range(0, len(corpus), n)])
+            results = self.finish(corpus, self._score_core(corpus, variant, *settled)
+                                  if corpus.paper else self._unscored(corpus),
+                                  [range(k, k + n) for k in range(0, len(corpus), n)])
             for i in range(max(a, start), b):
                 k = (i - a) * n
                 yield i, dict(zip(names, results[k:k + n]))
@@ -301,6 +332,9 @@ class XLScorer(MapFitting, Weighting):
         This is the paper's method only: ``score`` is the (penalised) F1 even when the scorer
         has an estimator; :meth:`finish` turns the results into the final scores."""
         variant = _variant(variant, self.variant)
+        if not corpus.paper:
+            raise XLScoreError("this corpus was prepared without the paper's columns; "
+                               "prepare it with XLScorer.prepare")
         settled = self._settle(*corpus.texts(), variant, aligner, corpus, progress, idf,
                                baseline)
         return self._score_core(corpus, variant, *settled)
@@ -326,18 +360,26 @@ class XLScorer(MapFitting, Weighting):
             floor = rescale(-1.0, bf)
         out = []
         for k, (src, mt, anchors) in enumerate(zip(corpus.src, corpus.mt, corpus.anchors)):
-            flags = list(anchors.flags)
-            if not len(mt):
-                flags.append("empty")
-            if not len(src):
-                flags.append("empty_source")
             f1 = float(f[k])
             out.append(ScoreResult(
                 precision=float(p[k]), recall=float(r[k]), f1=f1,
                 score=penalised(f1, anchors.foreign, floor), n_anchors=len(anchors),
                 anchors=tuple((src.words[e], mt.words[i]) for e, i in anchors.pairs),
-                foreign=anchors.foreign, flags=tuple(flags),
+                foreign=anchors.foreign, flags=_flags(src, mt, anchors),
                 evidence=gather(src.words, mt.words, anchors)))
+        return out
+
+    def _unscored(self, corpus: PreparedCorpus) -> list[ScoreResult]:
+        """Results of a corpus prepared without the paper's columns: flags, foreign share and
+        (when asked for) evidence; no P/R/F1 or anchors, and a ``score`` that :meth:`finish`
+        sets."""
+        evidence = "evidence" in self.fields
+        out = []
+        for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors):
+            out.append(ScoreResult(
+                precision=None, recall=None, f1=None, score=float("nan"), n_anchors=None,
+                anchors=(), foreign=anchors.foreign, flags=_flags(src, mt, anchors),
+                evidence=gather(src.words, mt.words, anchors) if evidence else Evidence()))
         return out
 
     def finish(self, corpus: PreparedCorpus, results: Sequence[ScoreResult],
@@ -377,12 +419,14 @@ class XLScorer(MapFitting, Weighting):
     def similarity(self, corpus: PreparedCorpus) -> list[float]:
         """Each pair's all-words BERTScore F1 in :data:`SIMILARITY_ENCODER`'s space (no map:
         the encoder is multilingual), with the foreign-text penalty. The scorer's Russian
-        encoder's vectors are reused when it is that encoder; else it is loaded once."""
+        encoder's vectors are reused when it is that encoder, and both sides' when the corpus
+        was prepared by it (without the paper's columns); else it is loaded once."""
         enc = self._similarity_encoder()
         sources, translations = corpus.texts()
-        mt = ([wv.vectors for wv in corpus.mt] if enc is self.ru else
+        mt = ([wv.vectors for wv in corpus.mt] if enc is self.ru or not corpus.paper else
               [wv.vectors for wv in enc.embed_words(translations)])
-        src = [wv.vectors for wv in enc.embed_words(sources)]
+        src = ([wv.vectors for wv in corpus.src] if not corpus.paper else
+               [wv.vectors for wv in enc.embed_words(sources)])
         _, _, f = score_pairs(mt, src, batch=_CHUNK)
         return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
 

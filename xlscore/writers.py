@@ -41,6 +41,11 @@ class Writer:
     def parse(self, line: str) -> Row | None: ...
 
 
+def _num(value: float | int | None, spec: str, missing: str = "") -> str:
+    """``value`` formatted by ``spec``, or ``missing`` for a field not computed."""
+    return missing if value is None else format(value, spec)
+
+
 class TsvWriter(Writer):
     DECIMALS = 6
     COLUMNS = ["segment", "engine", "score", "f1", "precision", "recall", "consensus",
@@ -56,19 +61,17 @@ class TsvWriter(Writer):
 
     def row(self, segment, engine, r):
         anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
-        cons = "" if r.consensus is None else f"{r.consensus:.6f}"
-        est = "" if r.estimate is None else f"{r.estimate:.6f}"
         ev = r.evidence
         words = "\t".join(" ".join(x) for x in (ev.unmatched_source, ev.foreign_words,
                                                  ev.numbers_missing, ev.numbers_added))
-        adequacy = "" if r.adequacy is None else f"{r.adequacy:.6f}"
-        sim = "" if r.similarity is None else f"{r.similarity:.6f}"
         # character offsets into the translation: START-END:SEVERITY:PROBABILITY
         spans = " ".join(f"{s.start}-{s.end}:{s.severity}:{s.probability:.3f}"
                          for s in r.error_spans)
-        self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{r.f1:.6f}\t{r.precision:.6f}\t"
-                       f"{r.recall:.6f}\t{cons}\t{r.n_anchors}\t{','.join(r.flags)}\t{anchors}\t"
-                       f"{est}\t{words}\t{adequacy}\t{spans}\t{sim}\n")
+        paper = "\t".join(_num(x, ".6f") for x in (r.f1, r.precision, r.recall))
+        self.out.write(f"{segment}\t{engine}\t{r.score:.6f}\t{paper}\t"
+                       f"{_num(r.consensus, '.6f')}\t{_num(r.n_anchors, 'd')}\t"
+                       f"{','.join(r.flags)}\t{anchors}\t{_num(r.estimate, '.6f')}\t{words}\t"
+                       f"{_num(r.adequacy, '.6f')}\t{spans}\t{_num(r.similarity, '.6f')}\n")
 
     def summary(self, engine, mean, n, signature):
         gap = "\t" * (len(self.COLUMNS) - 3)
@@ -90,10 +93,9 @@ class TextWriter(TsvWriter):
                        f"{'cons':>7} {'anchors':>7}  flags\n")
 
     def row(self, segment, engine, r):
-        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f} {r.f1:+8.4f} "
-                       f"{r.precision:+8.4f} {r.recall:+8.4f} "
-                       f"{'—' if r.consensus is None else format(r.consensus, '.4f'):>7} "
-                       f"{r.n_anchors:>7}  "
+        paper = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
+        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f} {paper} "
+                       f"{_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}  "
                        f"{','.join(r.flags)}\n")
 
     def summary(self, engine, mean, n, signature):

@@ -1,0 +1,53 @@
+"""Which parts of a :class:`~xlscore.ScoreResult` a scorer computes, and so what it costs.
+
+The score always comes with its parts (the estimate, its adequacy part, the similarity, the
+predicted error spans) and the flags and foreign-text share, which the score depends on. Two
+groups of fields cost extra work and can be left out when nobody reads them:
+
+* ``"evidence"``: unmatched source words, foreign words, numbers on one side only
+  (:mod:`xlscore.evidence`); it needs every translation word looked up in the lexicon (anchors).
+* ``"paper"``: the paper's columns, ``precision``/``recall``/``f1`` and the ``anchors``; they
+  need the English encoder's pass over the sources, anchors, the orthogonal map (with
+  ``alignment="corpus"`` fitted on the corpus first, a second pass over a large corpus) and
+  BERTScore. Without them both sides are embedded once by the multilingual encoder that the
+  score's similarity uses.
+
+Fields left out are ``None`` (``anchors`` and the evidence's lists empty). The score itself is
+the same either way, bit for bit. Without an estimator the score *is* the paper's F1, so
+``"paper"`` is always computed then.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .errors import XLScoreError
+
+#: every field group, in the order signatures and help texts list them
+FIELDS = ("score", "evidence", "paper")
+#: the groups a scorer computes unless told otherwise
+ALL = frozenset(FIELDS)
+
+
+def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> frozenset[str]:
+    """The field groups to compute: ``fields`` as a comma-separated string or names (``None``
+    or ``"all"``: every group), always with ``"score"``, and with ``"paper"`` when there is no
+    ``estimator`` (the score is then the paper's F1). Unknown names are an error."""
+    if fields is None:
+        return ALL
+    names = [f.strip() for f in (fields.split(",") if isinstance(fields, str) else fields)]
+    names = [f for f in names if f]
+    if names == ["all"]:
+        return ALL
+    unknown = [f for f in names if f not in FIELDS]
+    if unknown:
+        raise XLScoreError(f"unknown field {unknown[0]!r}: use a comma-separated list of "
+                           + ", ".join(FIELDS) + " (or 'all')")
+    chosen = {"score", *names}
+    if not estimator:
+        chosen.add("paper")
+    return frozenset(chosen)
+
+
+def fields_text(fields: Iterable[str]) -> str:
+    """``fields`` as a comma-separated list in :data:`FIELDS` order."""
+    return ",".join(f for f in FIELDS if f in set(fields))
