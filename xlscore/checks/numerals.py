@@ -44,10 +44,15 @@ _EN_COMPOUND = regex.compile(r"(two|three|four|five|six|seven|eight|nine|ten)(?:
     W.EN_NUMBER_COMPOUND) + r")")
 
 
+def _free_words(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    """The words of ``text`` (with their spans) that start outside the ``taken`` spans."""
+    return [(m.group(), m.start(), m.end()) for m in _WORDS.finditer(text)
+            if not any(a <= m.start() < b for a, b in taken)]
+
+
 def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
     """English number words: ``three``, ``twenty-five``, ``a hundred``, ``first``, ``half``."""
-    words = [(m.group(), m.start(), m.end()) for m in _WORDS.finditer(text)
-             if not any(a <= m.start() < b for a, b in taken)]
+    words = _free_words(text, taken)
     out: list[_Qty] = []
     i = 0
     while i < len(words):
@@ -172,8 +177,7 @@ def _ru_lemma(word: str) -> str:
 
 def _ru_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
     """Russian number words in any case: ``три``, ``трёх``, ``двести``, ``первого``."""
-    words = [(m.group(), m.start(), m.end()) for m in _WORDS.finditer(text)
-             if not any(a <= m.start() < b for a, b in taken)]
+    words = _free_words(text, taken)
     out: list[_Qty] = []
     i = 0
     while i < len(words):

@@ -5,7 +5,7 @@ not have), ``untranslated`` (a run of English source words) and ``scramble`` (wo
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Callable, Sequence
 
 import regex
 
@@ -272,6 +272,21 @@ def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]
 
 # untranslated ---------------------------------------------------------------------------
 
+def _tight_runs(text: str, toks: Sequence[Tok], keep: Callable[[Tok], bool], shortest: int
+                ) -> list[list[int]]:
+    """Runs of at least ``shortest`` consecutive tokens that ``keep`` accepts, each joined to
+    the previous one by nothing but a space (:func:`_tight`): lists of token indices."""
+    runs: list[list[int]] = []
+    for i, t in enumerate(toks):
+        if not keep(t):
+            continue
+        if runs and runs[-1][-1] == i - 1 and _tight(text, toks[i - 1], t):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [r for r in runs if len(r) >= shortest]
+
+
 _EN_FUNCTION = set("the a an this that these those it he she we they there here in on at "
                    "for from to by with of as after before during more most some many "
                    "all no not but and or if when while because its his her their "
@@ -287,14 +302,7 @@ def untranslated(source: str, text: str, rng: random.Random, pool: Sequence[str]
     if len(en) < 2:
         return None
     toks = _tokens(text)
-    runs: list[list[int]] = []
-    for i, t in enumerate(toks):
-        if not t.num and _cyr(t.text):
-            if runs and runs[-1][-1] == i - 1 and _tight(text, toks[i - 1], t):
-                runs[-1].append(i)
-            else:
-                runs.append([i])
-    runs = [r for r in runs if len(r) >= 2]
+    runs = _tight_runs(text, toks, lambda t: not t.num and _cyr(t.text), 2)
     if not runs:
         return None
     run = rng.choice(runs)
@@ -320,13 +328,7 @@ def scramble(source: str, text: str, rng: random.Random, pool: Sequence[str]
              ) -> Corruption | None:
     """Shuffle a run of three to six words (a word-order error)."""
     toks = _tokens(text)
-    runs: list[list[int]] = []
-    for i, t in enumerate(toks):
-        if runs and runs[-1][-1] == i - 1 and _tight(text, toks[i - 1], t):
-            runs[-1].append(i)
-        else:
-            runs.append([i])
-    runs = [r for r in runs if len(r) >= 3]
+    runs = _tight_runs(text, toks, lambda t: True, 3)
     if not runs:
         return None
     run = rng.choice(runs)
