@@ -22,7 +22,7 @@ from typing import Iterable
 
 from .errors import XLScoreError
 
-#: every field group, in the order signatures and help texts list them
+#: every field group, in the order help texts list them
 FIELDS = ("score", "evidence", "paper")
 #: the groups a scorer computes unless told otherwise
 ALL = frozenset(FIELDS)
@@ -46,8 +46,3 @@ def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> fr
     if not estimator:
         chosen.add("paper")
     return frozenset(chosen)
-
-
-def fields_text(fields: Iterable[str]) -> str:
-    """``fields`` as a comma-separated list in :data:`FIELDS` order."""
-    return ",".join(f for f in FIELDS if f in set(fields))
