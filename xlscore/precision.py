@@ -8,8 +8,9 @@
 * ``"fp16"`` - float16 autocast, for GPUs without bfloat16;
 * ``"int8"`` - dynamic int8 quantization of the linear layers, one scale per weight row (CPU
   only; weights quantized when the model is loaded, in well under a second, so nothing is
-  written to the cache). It lowers every similarity a little (the feed-forward layers carry
-  most of the error: ``experiments/int8_layers.py``), so it is never chosen by ``auto``;
+  written to the cache). It lowers every similarity (the feed-forward layers carry most of
+  the error: ``experiments/int8_layers.py``) and costs the default score its agreement with
+  people (``experiments/precision.py``), so it is never chosen by ``auto``;
 * ``"auto"`` - ``"bf16"`` where the hardware computes in it, else ``"fp32"``.
 
 Kernels round differently for different matrix shapes (in bfloat16 by a whole bfloat16 step),
