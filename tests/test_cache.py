@@ -81,3 +81,19 @@ def test_atomic_write(tmp_path):
     cache.atomic_write_bytes(p, json.dumps({"a": 1}).encode())
     assert json.loads(p.read_text()) == {"a": 1}
     assert [x.name for x in p.parent.iterdir()] == ["f.json"]
+
+
+def test_cache_root_is_the_platforms_user_cache_folder(monkeypatch, tmp_path):
+    from xlscore import cache
+
+    monkeypatch.delenv("XLSCORE_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
+    monkeypatch.setattr(cache.sys, "platform", "linux")
+    assert cache.cache_dir() == tmp_path / "xdg" / "xlscore"
+    monkeypatch.setattr(cache.sys, "platform", "win32")
+    assert cache.platform_cache_root() == tmp_path / "local"
+    monkeypatch.setattr(cache.sys, "platform", "darwin")
+    assert cache.platform_cache_root().parts[-2:] == ("Library", "Caches")
+    monkeypatch.setenv("XLSCORE_CACHE", str(tmp_path / "own"))
+    assert cache.cache_dir() == tmp_path / "own"

@@ -17,6 +17,8 @@ def test_ci_runs_the_readme_test_command():
     assert setup_and_test.strip() in ci.splitlines()
     assert "pytest" in setup_and_test and "torch==2.13.0" in setup_and_test
     assert "torch==2.13.0" in setup_and_run and '".[offline]"' in setup_and_run
+    # the main job needs pip only: no system package, no root (issue 24)
+    assert "apt-get" not in setup_and_run and "sudo" not in setup_and_run
 
 
 def test_demo_files_agree_with_the_table():

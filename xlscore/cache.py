@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,15 +24,24 @@ MANIFEST = "xlscore-manifest.json"
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def cache_dir() -> Path:
-    """Root of xlscore's cache: ``$XLSCORE_CACHE``, else ``$XDG_CACHE_HOME/xlscore``, else
-    ``~/.cache/xlscore``."""
-    env = os.environ.get("XLSCORE_CACHE")
-    if env:
-        root = Path(env).expanduser()
+def platform_cache_root() -> Path:
+    """The user's cache folder on this platform: ``%LOCALAPPDATA%`` on Windows,
+    ``~/Library/Caches`` on macOS, ``$XDG_CACHE_HOME`` or ``~/.cache`` elsewhere. (Only the
+    last is exercised by the tests, which run on Linux.)"""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
     else:
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        root = Path(base).expanduser() / "xlscore"
+    return Path(base).expanduser()
+
+
+def cache_dir() -> Path:
+    """Root of xlscore's cache: ``$XLSCORE_CACHE``, else ``xlscore`` in the platform's user
+    cache folder (:func:`platform_cache_root`; ``~/.cache/xlscore`` on Linux)."""
+    env = os.environ.get("XLSCORE_CACHE")
+    root = Path(env).expanduser() if env else platform_cache_root() / "xlscore"
     root.mkdir(parents=True, exist_ok=True)
     return root
 

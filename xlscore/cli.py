@@ -22,6 +22,7 @@ from .cli_report import add_report_parser
 from .cliargs import add_fields_option, at_least, recipe_type
 from .errors import InputError, XLScoreError
 from .precision import PRECISIONS
+from .translators import TRANSLATORS
 from .writers import WRITERS, resume_state
 
 EXIT_USAGE = 2
@@ -68,10 +69,13 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
     g.add_argument("--rescale", action="store_true",
                    help="baseline rescaling (baseline from mismatched pairs of the input)")
-    g.add_argument("--translator", choices=["dictionary", "google"],
-                   help="word translation: offline dictionary (default) or Google (online)")
-    g.add_argument("--lexicon", metavar="PATH",
-                   help="a ru<TAB>en word list instead of Müller's dictionary")
+    g.add_argument("--translator", choices=list(TRANSLATORS),
+                   help="anchor words: the offline dictionary (default where Müller's "
+                        "dictionary is installed), alignment (words aligned in e5's space: "
+                        "the default without it) or Google (online)")
+    g.add_argument("--lexicon", metavar="mueller7|english-words|PATH",
+                   help="Müller's dictionary (default where installed), english-words (no "
+                        "dictionary) or a ru<TAB>en word list")
     g.add_argument("--alignment", metavar="corpus|dictionary|PATH",
                    help="corpus: the dictionary map refined on the input's anchors (default); "
                         "dictionary: the dictionary map alone; PATH: a map saved by `xlscore fit`")

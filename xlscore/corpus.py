@@ -75,6 +75,9 @@ class PreparedCorpus:
     #: both sides are the similarity encoder's and the anchors may lack word translations
     #: (:mod:`xlscore.fields`)
     paper: bool = True
+    #: the sources in the similarity encoder's space, when the anchors needed them (word
+    #: alignment) and ``src`` holds another encoder's vectors
+    sim_src: list[WordVectors] | None = None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -84,7 +87,8 @@ class PreparedCorpus:
         return PreparedCorpus([self.src[i] for i in indices], [self.mt[i] for i in indices],
                               [self.anchors[i] for i in indices],
                               None if self.given is None else [self.given[i] for i in indices],
-                              self.paper)
+                              self.paper,
+                              None if self.sim_src is None else [self.sim_src[i] for i in indices])
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The (normalised) sources and translations."""

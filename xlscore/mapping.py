@@ -29,6 +29,10 @@ class MapFitting:
         """The encoder pair's dictionary map (fitted once, then cached on disk)."""
         if self.multilingual:
             return ProcrustesAligner.identity(self.en.dim)
+        if not self.lexicon.table:
+            raise XLScoreError(f"the lexicon {self.lexicon.name} holds no word pairs to fit "
+                               "a dictionary map on: use alignment='corpus' (the default) or "
+                               "install Müller's dictionary (apt-get install mueller7-dict)")
         if self._dictionary_map is None:
             self._dictionary_map = dictionary_alignment(
                 self.en, self.ru, self.lexicon, center=self.align_center,
@@ -36,6 +40,8 @@ class MapFitting:
         return self._dictionary_map
 
     def _new_corpus_aligner(self, prior: bool, progress: bool) -> ProcrustesAligner:
+        # without a dictionary (anchors from word alignment) the map is the corpus's alone
+        prior = prior and bool(self.lexicon.table)
         aligner = ProcrustesAligner(center=self.align_center, normalize=self.align_normalize,
                                     prior=self.dictionary_map(progress) if prior else None)
         aligner.meta = {"kind": "corpus", "lexicon": self.lexicon.describe(),

@@ -45,7 +45,7 @@ from .fields import resolve_fields
 from .lexicon import Lexicon
 from .mapping import MapFitting
 from .results import RankedTranslation, ScoreResult, penalised, rank_order
-from .translators import WordTranslator, make_translator
+from .translators import AlignmentTranslator, WordTranslator, make_translator
 from .weighting import Weighting
 from .words import normalize_text
 
@@ -92,8 +92,12 @@ class XLScorer(MapFitting, Weighting):
     encoder for both sides, with no alignment. Encoders may be given as :class:`Encoder` objects.
 
     ``layer``: an int for both encoders or a pair ``(en, ru)``; default each pack's layer.
-    ``lexicon``: ``None`` (Müller's dictionary), a ``ru<TAB>en`` file or a :class:`Lexicon`.
-    ``translator``: ``"dictionary"``, ``"google"`` or a translator object.
+    ``lexicon``: ``None`` (Müller's dictionary where it is installed, else English words
+    only: :meth:`Lexicon.load`), ``"mueller7"``, ``"english-words"``, a ``ru<TAB>en`` file or
+    a :class:`Lexicon`.
+    ``translator``: ``None`` (the dictionary when the lexicon has word pairs, else
+    ``"alignment"``), ``"dictionary"``, ``"alignment"`` (anchors from word alignment in
+    ``pack:e5-small``'s space, :mod:`xlscore.wordalign`), ``"google"`` or a translator object.
     ``alignment``: ``"corpus"`` (default: the dictionary map refined on the anchors of the
     texts being scored), ``"dictionary"`` (the dictionary map alone, so that a segment's score
     does not depend on the other segments), a saved map's path or a :class:`ProcrustesAligner`.
@@ -123,7 +127,7 @@ class XLScorer(MapFitting, Weighting):
                  multilingual: str | os.PathLike | Encoder | None = None,
                  layer: int | tuple[int | None, int | None] | None = None,
                  lexicon: str | os.PathLike | Lexicon | None = None,
-                 translator: str | WordTranslator = "dictionary",
+                 translator: str | WordTranslator | None = None,
                  alignment: str | os.PathLike | ProcrustesAligner = "corpus",
                  variant: str = "anchors", consensus: bool = False,
                  idf: bool = False, rescale: bool = False,
@@ -208,9 +212,19 @@ class XLScorer(MapFitting, Weighting):
         """Embed and anchor a corpus once; :meth:`score_prepared` then scores it any way."""
         sources, systems = check_corpus(sources, translations)
         translations = systems[next(iter(systems))]
-        corpus = self.anchor(self.en.embed_words(sources, progress=progress),
-                             self.ru.embed_words(translations, progress=progress))
+        src = self.en.embed_words(sources, progress=progress)
+        mt = self.ru.embed_words(translations, progress=progress)
+        space = None
+        if isinstance(self.translator, AlignmentTranslator):
+            # the word alignment needs both sides in the similarity encoder's space; the
+            # similarity reuses the sources' vectors
+            enc = self._similarity_encoder()
+            space = (enc.embed_words(sources, progress=progress),
+                     mt if enc is self.ru else enc.embed_words(translations, progress=progress))
+        corpus = self.anchor(src, mt, space=space)
         corpus.given = translations
+        if space is not None:
+            corpus.sim_src = space[0]
         return corpus
 
     def _prepare_chunk(self, sources: list[str], translations: list[str],
@@ -224,28 +238,43 @@ class XLScorer(MapFitting, Weighting):
         enc = self._similarity_encoder()
         src = enc.embed_words(sources, progress=progress)
         mt = enc.embed_words(translations, progress=progress)
-        corpus = self.anchor(src, mt, translate="evidence" in self.fields)
+        corpus = self.anchor(src, mt, translate="evidence" in self.fields, space=(src, mt))
         corpus.given, corpus.paper = translations, False
         return corpus
 
     def anchor(self, src: Sequence[WordVectors], mt: Sequence[WordVectors], *,
-               translate: bool = True) -> PreparedCorpus:
+               translate: bool = True,
+               space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None
+               ) -> PreparedCorpus:
         """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
         ``translate=False`` looks no word up, so that only the foreign-text share and the flags
-        (which need no translation) are meaningful."""
+        (which need no translation) are meaningful. With the ``"alignment"`` translator,
+        ``space`` holds both sides' vectors in the similarity encoder's space (embedded here
+        when not given)."""
         if len(src) != len(mt):
             raise InputError(f"{len(src)} sources but {len(mt)} translations")
         corpus = PreparedCorpus(list(src), list(mt))
-        ru_words = [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)] if translate \
-            else []
+        aligned = translate and isinstance(self.translator, AlignmentTranslator)
+        if aligned and space is None:
+            enc = self._similarity_encoder()
+            space = (enc.embed_words([s.text for s in src]),
+                     enc.embed_words([m.text for m in mt]))
+        ru_words = [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)] \
+            if translate and not aligned else []
         table = self.translator.translations(ru_words) if ru_words else {}
         empty: frozenset[str] = frozenset()
         lex = self.lexicon
         cached: dict[tuple[str, str], AnchorSet] = {}
-        for s, m in zip(corpus.src, corpus.mt):
+        for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
             key = (s.text, m.text)
             if key not in cached:
-                cached[key] = find_anchors(s.words, m.words, lambda w: table.get(w, empty),
+                words = table
+                if aligned:
+                    a_src, a_mt = space[0][k], space[1][k]
+                    words = self.translator.pair_translations(
+                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys)
+                cached[key] = find_anchors(s.words, m.words,
+                                           lambda w, words=words: words.get(w, empty),
                                            lex.en_keys, lex.headwords)
             corpus.anchors.append(cached[key])
         return corpus
@@ -426,6 +455,7 @@ class XLScorer(MapFitting, Weighting):
         mt = ([wv.vectors for wv in corpus.mt] if enc is self.ru or not corpus.paper else
               [wv.vectors for wv in enc.embed_words(translations)])
         src = ([wv.vectors for wv in corpus.src] if not corpus.paper else
+               [wv.vectors for wv in corpus.sim_src] if corpus.sim_src is not None else
                [wv.vectors for wv in enc.embed_words(sources)])
         _, _, f = score_pairs(mt, src, batch=_CHUNK)
         return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]

@@ -22,7 +22,7 @@ from typing import Protocol, Sequence
 import regex
 
 from . import cache
-from .errors import XLScoreWarning
+from .errors import LexiconError, XLScoreWarning
 from .lexicon import Lexicon
 
 _EN_TOKEN = regex.compile(r"[\p{L}\p{N}]+")
@@ -217,14 +217,56 @@ class OnlineTranslator:
         return out
 
 
-def make_translator(kind: str | WordTranslator, lexicon: Lexicon) -> WordTranslator:
-    """``"dictionary"`` or ``"google"``, or a ready translator object."""
+class AlignmentTranslator:
+    """No lookup at all: a Russian word "translates" to the source word it aligns with in a
+    multilingual encoder's space (:mod:`xlscore.wordalign`), pair by pair. The scorer hands it
+    both sentences' word vectors in that space (:meth:`pair_translations`); its
+    :meth:`translations` knows no word, so that the dictionary-only uses (the corpus map of
+    ``alignment="dictionary"``) find nothing."""
+
+    def __init__(self, encoder: str = "pack:e5-small", *, floor: float | None = None) -> None:
+        from .wordalign import ALIGN_FLOOR, ALIGN_ROUNDS
+
+        self.encoder = encoder
+        self.floor = ALIGN_FLOOR if floor is None else float(floor)
+        self.rounds = ALIGN_ROUNDS
+        self.name = f"alignment@{self.floor:g}x{self.rounds}:{encoder}"
+
+    def translations(self, words: Sequence[str]) -> dict[str, frozenset[str]]:
+        return {}
+
+    def pair_translations(self, src_words: Sequence[str], src_vectors, mt_words: Sequence[str],
+                          mt_vectors, en_keys) -> dict[str, frozenset[str]]:
+        """``{Russian word: English keys}`` of one pair: each translation word aligned with a
+        source word gets that word's keys (``en_keys(word)``)."""
+        from .wordalign import align
+
+        out: dict[str, set[str]] = {}
+        for e, r in align(src_vectors, mt_vectors, self.floor, self.rounds):
+            out.setdefault(mt_words[r], set()).update(en_keys(src_words[e]))
+        return {w: frozenset(k) for w, k in out.items()}
+
+
+TRANSLATORS = ("dictionary", "alignment", "google")
+
+
+def make_translator(kind: str | WordTranslator | None, lexicon: Lexicon) -> WordTranslator:
+    """``"dictionary"``, ``"alignment"`` or ``"google"``, or a ready translator object;
+    ``None``: the dictionary when ``lexicon`` has word pairs, else the alignment."""
+    if kind is None:
+        kind = "dictionary" if lexicon.table else "alignment"
     if not isinstance(kind, str):
         return kind
     if kind == "dictionary":
+        if not lexicon.table:
+            raise LexiconError(f"the lexicon {lexicon.name} holds no word pairs to translate "
+                               "with: use translator='alignment' (--translator alignment) or "
+                               "install Müller's dictionary (apt-get install mueller7-dict)")
         return DictionaryTranslator(lexicon)
+    if kind == "alignment":
+        return AlignmentTranslator()
     if kind == "google":
         return OnlineTranslator(lexicon)
     from .errors import XLScoreError
 
-    raise XLScoreError(f"unknown translator {kind!r}: use 'dictionary' or 'google'")
+    raise XLScoreError(f"unknown translator {kind!r}: use " + ", ".join(map(repr, TRANSLATORS)))

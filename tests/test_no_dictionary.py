@@ -1,0 +1,116 @@
+"""The default without Müller's dictionary: anchors from word alignment in e5's space, English
+words from the MiniLM pack's vocabulary, nothing but pip-installed packages."""
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import offline_scorer, read_demo, run_cli
+
+from xlscore import lexicon as lexicon_module
+from xlscore.errors import LexiconError, XLScoreError
+from xlscore.lexicon import Lexicon, NoDictionaryWarning
+from xlscore.translators import AlignmentTranslator, make_translator
+from xlscore.wordalign import align, mutual_best
+
+DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
+
+
+@pytest.fixture
+def no_dictionary(tmp_path, monkeypatch):
+    """Müller's dictionary looked for in an empty folder."""
+    monkeypatch.setattr(lexicon_module, "MUELLER7_DIR", tmp_path)
+    monkeypatch.setenv("XLSCORE_MUELLER7_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_mutual_best_keeps_only_pairs_that_choose_each_other_above_the_floor():
+    sim = torch.tensor([[0.95, 0.90, 0.10],
+                        [0.93, 0.20, 0.10],
+                        [0.10, 0.10, 0.60]])
+    # row 1's best (column 0) prefers row 0; in the second round row 1 has nothing above 0.85
+    assert mutual_best(sim, 0.85, 1) == [(0, 0)]
+    assert mutual_best(sim, 0.85, 2) == [(0, 0)]
+    # with a low floor, the third word pairs up too, and the second round pairs what is left
+    assert mutual_best(sim, 0.15, 2) == [(0, 0), (1, 1), (2, 2)]
+    assert mutual_best(sim, 0.15, 1) == [(0, 0), (2, 2)]
+    assert mutual_best(torch.zeros(0, 3)) == []
+    with pytest.raises(ValueError, match="matrix"):
+        mutual_best(torch.zeros(3))
+
+
+def test_align_is_cosine_based_and_ignores_vector_length():
+    a = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    b = torch.tensor([[0.0, 5.0], [3.0, 0.1]])
+    assert align(a, b, floor=0.9) == [(0, 1), (1, 0)]
+
+
+def test_lexicon_without_the_dictionary_falls_back_with_one_warning(no_dictionary):
+    with pytest.warns(NoDictionaryWarning, match="not installed"):
+        lex = Lexicon.load(None)
+    assert lex.name == "english-words" and not lex.table
+    assert {"house", "government", "the"} <= lex.headwords
+    assert "##ing" not in lex.headwords
+    with pytest.raises(LexiconError, match="not installed"):
+        Lexicon.load("mueller7")
+    # the dictionary translator cannot work without word pairs; the default picks alignment
+    with pytest.raises(LexiconError, match="alignment"):
+        make_translator("dictionary", lex)
+    assert isinstance(make_translator(None, lex), AlignmentTranslator)
+
+
+def test_alignment_anchors_pair_translations_of_each_other(e5):
+    tr = AlignmentTranslator()
+    src, mt = e5.embed_words(["The president visited the old school in May."])[0], \
+        e5.embed_words(["Президент посетил старую школу в мае."])[0]
+    lex = Lexicon.english_words()
+    words = tr.pair_translations(src.words, src.vectors, mt.words, mt.vectors, lex.en_keys)
+    assert "president" in words.get("Президент", set())
+    assert "school" in words.get("школу", set())
+
+
+def test_default_scorer_runs_without_the_dictionary(no_dictionary):
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:6]
+    mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()[:6]
+    with pytest.warns(NoDictionaryWarning):
+        scorer = offline_scorer()
+    sig = scorer.signature()
+    assert "lex:english-words#" in sig and "tr:alignment" in sig
+    res = scorer.score(src, mt)
+    assert all(r.f1 is not None and r.n_anchors > 0 for r in res)
+    # the paper's fixed map needs a dictionary: a clear error, not a traceback
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NoDictionaryWarning)
+        fixed = offline_scorer(alignment="dictionary")
+    with pytest.raises(XLScoreError, match="no word pairs"):
+        fixed.dictionary_map()
+
+
+def test_cli_score_rank_and_report_without_the_dictionary(no_dictionary, tmp_path):
+    src, e1, e2 = DEMO / "source.en", DEMO / "engine1.ru", DEMO / "engine2.ru"
+    r = run_cli("score", "-s", src, "-t", e1, "-t", e2, "--chunk-size", "50")
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("not installed") == 1
+    assert "lex:english-words#" in r.stdout and "system score engine2" in r.stdout
+    r = run_cli("rank", "-s", src, "-t", e1, "-t", e2)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "report.html"
+    r = run_cli("report", "-s", src, "-t", e1, "-t", e2, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert out.stat().st_size > 1000
+
+
+def test_untranslated_and_empty_input_without_the_dictionary(no_dictionary):
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:2]
+    good = [r["translation"] for r in read_demo() if r["quality"] == "good"
+            and int(r["id"]) <= 2]
+    with pytest.warns(NoDictionaryWarning):
+        scorer = offline_scorer(fields="score")
+    copied = scorer.score(src, src)
+    right = scorer.score(src, good)
+    assert all("untranslated" in r.flags for r in copied)
+    assert all(c.score < r.score for c, r in zip(copied, right))
+    empty = scorer.score(src, [good[0], ""])
+    assert "empty" in empty[1].flags and empty[1].score < min(c.score for c in copied)
+    with pytest.raises(XLScoreError, match="2 sources but 1 translations"):
+        scorer.score(src, [good[0]])
