@@ -7,8 +7,9 @@ e5's space (``translator="alignment"``, :mod:`xlscore.wordalign`) and English wo
 from names by the MiniLM pack's vocabulary. For each lexicon: the hand-written challenge set
 per category (the correct translation ranked first), with the default's score and with the
 offline paper pipeline's anchors-only F1 (MiniLM@6 + e5@9, corpus map); per-segment and system
-Kendall with MQM on the MT translations of the first ``--limit`` newstest2021 segments; and
-how many default scores differ between the two lexicons on the WMT22 dev set (the estimator
+Kendall with MQM on the MT translations of the first ``--limit`` newstest2021 segments; how
+often the word-level evidence points at the challenge set's error (more unmatched source
+words in the wrong translation than in the correct one); and how many default scores differ between the two lexicons on the WMT22 dev set (the estimator
 reads no anchor; the score differs only where the foreign-word share does). Needs the
 dictionary installed.
 """
@@ -30,6 +31,21 @@ LEXICONS = ("mueller7", "english-words")
 KINDS = {"default": {}, "paper offline, anchors F1": {"estimator": None}}
 
 
+def _evidence_wins(scorer: XLScorer, cases) -> dict[str, list[int]]:
+    """``{phenomenon: [pairs whose wrong translation has more unmatched source words than
+    the correct one, pairs]}``."""
+    res = scorer.score([c.source for c in cases] * 2, [c.good for c in cases]
+                       + [c.bad for c in cases])
+    n = len(cases)
+    out: dict[str, list[int]] = {}
+    for k, c in enumerate(cases):
+        row = out.setdefault(c.phenomenon, [0, 0])
+        row[0] += len(res[n + k].evidence.unmatched_source) > len(
+            res[k].evidence.unmatched_source)
+        row[1] += 1
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, required=True, help="the shared data folder")
@@ -44,6 +60,7 @@ def main() -> None:
     qe = read_judgments(args.data_dir / "wmt22-enru-mqm-dev.tsv")
     lines: list[str] = []
     default_scores = {}
+    evidence: dict[str, dict[str, list[int]]] = {}
     for kind, options in KINDS.items():
         tables, stats = {}, {}
         for lex in LEXICONS:
@@ -56,6 +73,7 @@ def main() -> None:
             if kind == "default":
                 default_scores[lex] = np.array([r.score for r in scorer.score(
                     [r.source for r in qe], [r.translation for r in qe])])
+                evidence[lex] = _evidence_wins(scorer, cases)
             print(kind, lex, "done", flush=True)
         lines += [f"## {kind}", "", "| | " + " | ".join(LEXICONS) + " |",
                   "| --- | " + " | ".join("---" for _ in LEXICONS) + " |"]
@@ -69,6 +87,17 @@ def main() -> None:
         lines.append("| newstest system Kendall | " + " | ".join(
             str(stats[x]["sys_kendall"]) for x in LEXICONS) + " |")
         lines.append("")
+    lines += ["## Evidence on the challenge set", "",
+              "Pairs in which the wrong translation has more unmatched source words (source "
+              "content words with no anchor) than the correct one, i.e. the evidence points at "
+              "the error:", "", "| | " + " | ".join(LEXICONS) + " |",
+              "| --- | " + " | ".join("---" for _ in LEXICONS) + " |"]
+    for cat in sorted(evidence[LEXICONS[0]]):
+        lines.append(f"| {cat} | " + " | ".join(
+            "{}/{}".format(*evidence[x][cat]) for x in LEXICONS) + " |")
+    lines.append("| all | " + " | ".join(
+        f"{sum(v[0] for v in evidence[x].values())}/{len(cases)}" for x in LEXICONS) + " |")
+    lines.append("")
     d = np.abs(default_scores["mueller7"] - default_scores["english-words"])
     lines.append(f"Default score, WMT22 dev ({len(d)} pairs): {int((d > 0).sum())} scores differ "
                  f"between the lexicons (largest difference {d.max():.3f}; the foreign-word "

@@ -11,6 +11,11 @@ document).
 
 Writes experiments/results/table1.md, table1.csv and table1_distributions.png (the paper's
 Figure 4) and figure3_alignment.png (Figure 3). Runs in about 15 minutes on 2 CPU cores.
+The same study without Müller's dictionary (anchors from word alignment in e5's space; no
+dictionary-map rows), written to table1-alignment.md and .csv:
+
+    python experiments/table1.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv \
+        --lexicon english-words --output table1-alignment
 """
 from __future__ import annotations
 
@@ -66,6 +71,13 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default 1000)")
     ap.add_argument("--folds", type=int, default=5, help="cross-fitting folds (default 5)")
     ap.add_argument("--limit", type=int, default=0, help="first N segments only (for a quick run)")
+    ap.add_argument("--lexicon", default="mueller7",
+                    help="mueller7 (default: Müller's dictionary, dictionary anchors) or "
+                         "english-words (no dictionary: anchors from word alignment, no "
+                         "dictionary-map rows)")
+    ap.add_argument("--output", default="table1",
+                    help="results file name (no extension); the figures are drawn for the "
+                         "default name only")
     args = ap.parse_args()
     clock = Clock()
     rows = read_judgments(args.data, include_human=True)
@@ -75,7 +87,7 @@ def main() -> None:
     clock.say(f"{len(rows)} judged translations, {len({r.seg_id for r in rows})} segments, "
               f"{len({r.system for r in rows})} systems")
 
-    lexicon = Lexicon.mueller7()
+    lexicon = Lexicon.load(args.lexicon)
     e5, minilm = Encoder.load("pack:e5-small"), Encoder.load("pack:minilm-en")
     # the paper's methods: one translation scored at a time, no consensus (see beyond.py)
     two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
@@ -90,10 +102,12 @@ def main() -> None:
     sent_mt = dict(zip(mts, e5.embed_sentences(mts, progress=True)))
     sent_src = dict(zip(sources, e5.embed_sentences(sources, progress=True)))
     clock.say("anchors")
-    two_corpus = two.anchor([src_mini[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
-    multi_corpus = multi.anchor([src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
-    two.dictionary_map(progress=True)
-    clock.say("dictionary map ready")
+    space = ([src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
+    two_corpus = two.anchor([src_mini[r.source] for r in rows], space[1], space=space)
+    multi_corpus = multi.anchor(*space, space=space)
+    if lexicon.table:
+        two.dictionary_map(progress=True)
+        clock.say("dictionary map ready")
 
     import sacrebleu
 
@@ -119,10 +133,12 @@ def main() -> None:
 
         put("multilingual e5, all words", multi.score_prepared(mc, "all"))
         put("multilingual e5, anchors only", multi.score_prepared(mc, "anchors"))
-        dmap = two.dictionary_map()
-        put("MiniLM + e5 + dictionary map, all words", two.score_prepared(tc, "all", aligner=dmap))
-        put("MiniLM + e5 + dictionary map, anchors only",
-            two.score_prepared(tc, "anchors", aligner=dmap))
+        if lexicon.table:
+            dmap = two.dictionary_map()
+            put("MiniLM + e5 + dictionary map, all words",
+                two.score_prepared(tc, "all", aligner=dmap))
+            put("MiniLM + e5 + dictionary map, anchors only",
+                two.score_prepared(tc, "anchors", aligner=dmap))
         fitted = two._corpus_aligner(tc, False)
         put("MiniLM + e5 + map fitted on scored texts, all words",
             two.score_prepared(tc, "all", aligner=fitted))
@@ -175,11 +191,13 @@ def main() -> None:
     signature = (f"xlscore signature (two encoders): `{two.signature()}`; multilingual: "
                  f"`{multi.signature()}`; bootstrap: {args.n_boot} resamples of segments, "
                  f"seed 0; cross-fitting: {args.folds} folds of documents, seed 0.")
-    write_markdown("table1", signature + "\n" + "\n".join(md) + "\n" + "\n".join(paper),
+    write_markdown(args.output, signature + "\n" + "\n".join(md) + "\n" + "\n".join(paper),
                    title="Table 1 on WMT21 en-ru MQM (newstest2021)")
     header = ["study", "metric"] + [f"{c}_{k}" for c in COLUMNS for k in ("value", "low", "high")] \
         + ["segments", "skipped"]
-    write_csv("table1", header, csv_rows)
+    write_csv(args.output, header, csv_rows)
+    if args.output != "table1":
+        return
     correlation_distributions(distributions, path=RESULTS / "table1_distributions.png",
                               title="Per-segment correlation with MQM, WMT21 en-ru, MT only (H1)")
     clock.say("Figure 4 written")

@@ -114,3 +114,23 @@ def test_untranslated_and_empty_input_without_the_dictionary(no_dictionary):
     assert "empty" in empty[1].flags and empty[1].score < min(c.score for c in copied)
     with pytest.raises(XLScoreError, match="2 sources but 1 translations"):
         scorer.score(src, [good[0]])
+
+
+def test_odd_segments_score_finite_without_the_dictionary(no_dictionary):
+    """The hostile-input segments (tests/test_hostile.py) through the real default, every
+    field, as translations and as sources."""
+    import math
+
+    from test_hostile import ODD
+
+    with pytest.warns(NoDictionaryWarning):
+        scorer = offline_scorer()
+    texts = list(ODD.values())
+    res = scorer.score(["The cat sat on the mat."] * len(texts), texts)
+    back = scorer.score(texts, ["Кот сидел на коврике."] * len(texts))
+    for text, r, b in zip(texts, res, back):
+        assert math.isfinite(r.score) and math.isfinite(b.score)
+        if not text.strip():
+            assert "empty" in r.flags and "empty_source" in b.flags
+        else:
+            assert r.f1 is None or math.isfinite(r.f1)

@@ -152,8 +152,10 @@ class ProcrustesAligner:
             self.reliable = n >= min(d_x, d_y)
             if not self.reliable:
                 warnings.warn(f"Procrustes fitted on {n} anchor pairs, fewer than the "
-                              f"{min(d_x, d_y)} dimensions: the map is ill-posed; fit on more "
-                              "text or use the default dictionary map as a prior",
+                              f"{min(d_x, d_y)} dimensions: the map is ill-posed, and so are "
+                              "F1, P and R (the estimator's score does not use it); fit on "
+                              "more text, or "
+                              "use a dictionary map as a prior (needs Müller's dictionary)",
                               IllPosedAlignmentWarning, stacklevel=3)
         u, _, vt = np.linalg.svd(m, full_matrices=False)
         self.W_ = u @ vt

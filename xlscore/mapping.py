@@ -8,11 +8,12 @@ A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's encoders 
 """
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import torch
 
-from .alignment import ProcrustesAligner, dictionary_alignment
+from .alignment import IllPosedAlignmentWarning, ProcrustesAligner, dictionary_alignment
 from .corpus import (CHUNK_PAIRS, PreparedCorpus, assign_folds, check_corpus, segment_chunks,
                      segment_pairs)
 from .errors import InputError, XLScoreError
@@ -72,6 +73,17 @@ class MapFitting:
             aligner.merge(stats)
         if aligner.n_pairs_:
             return aligner.solve()
+        if aligner.prior is None and not self.lexicon.table and self.en.dim == self.ru.dim:
+            # no dictionary and not one anchor in the input: a map cannot be fitted, and the
+            # score (the estimator's) does not need one; the paper's columns are then
+            # meaningless, and said to be so
+            warnings.warn("no anchor pairs in the input and no dictionary to fit a map on: "
+                          "F1, P and R are not meaningful here (the identity map stands in)",
+                          IllPosedAlignmentWarning, stacklevel=3)
+            fallback = ProcrustesAligner.identity(self.en.dim)
+            fallback.reliable = False
+            fallback.meta = {"kind": "identity, no anchors"}
+            return fallback
         if aligner.prior is None:
             raise XLScoreError("no anchor pairs to fit an alignment on")
         aligner.W_ = aligner.prior.W_
