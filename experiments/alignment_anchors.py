@@ -21,7 +21,8 @@ from _results import cpu_name, write_markdown
 from xlscore import Encoder, Lexicon
 from xlscore.anchors import find_anchors, is_cyrillic
 from xlscore.evaluate import read_judgments
-from xlscore.wordalign import ALIGN_ROUNDS, cosine_matrix, mutual_best
+from xlscore.bertscore import cosine_matrix
+from xlscore.wordalign import ALIGN_ROUNDS, mutual_best
 
 FLOORS = (0.0, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85)
 
@@ -41,7 +42,7 @@ def counts(e5: Encoder, lex: Lexicon, pairs: list[tuple[str, str]]) -> dict[floa
         known = {i for i, w in enumerate(m.words) if is_cyrillic(w) and lex.translate(w)}
         gold = find_anchors(s.words, m.words, lex.translate, lex.en_keys, lex.headwords)
         dictionary = {(e, r) for e, r in gold.pairs if r in known}
-        sim = cosine_matrix(s.vectors, m.vectors)
+        sim = cosine_matrix(s.vectors.float(), m.vectors.float())
         for f in FLOORS:
             found = {(e, r) for e, r in mutual_best(sim, f, ALIGN_ROUNDS) if r in known}
             c = out[f]

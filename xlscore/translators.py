@@ -220,17 +220,16 @@ class OnlineTranslator:
 class AlignmentTranslator:
     """No lookup at all: a Russian word "translates" to the source word it aligns with in a
     multilingual encoder's space (:mod:`xlscore.wordalign`), pair by pair. The scorer hands it
-    both sentences' word vectors in that space (:meth:`pair_translations`); its
-    :meth:`translations` knows no word, so that the dictionary-only uses (the corpus map of
-    ``alignment="dictionary"``) find nothing."""
+    both sentences' word vectors in that space (:meth:`pair_translations`): those of its
+    similarity encoder, ``pack:e5-small``; its :meth:`translations` knows no word, so that the
+    dictionary-only uses (the corpus map of ``alignment="dictionary"``) find nothing."""
 
-    def __init__(self, encoder: str = "pack:e5-small", *, floor: float | None = None) -> None:
+    def __init__(self, *, floor: float | None = None) -> None:
         from .wordalign import ALIGN_FLOOR, ALIGN_ROUNDS
 
-        self.encoder = encoder
         self.floor = ALIGN_FLOOR if floor is None else float(floor)
         self.rounds = ALIGN_ROUNDS
-        self.name = f"alignment@{self.floor:g}x{self.rounds}:{encoder}"
+        self.name = f"alignment@{self.floor:g}x{self.rounds}:pack:e5-small"
 
     def translations(self, words: Sequence[str]) -> dict[str, frozenset[str]]:
         return {}

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import torch
 
+from .bertscore import cosine_matrix
+
 #: least cosine similarity of an aligned word pair (chosen on the WMT22 dev set)
 ALIGN_FLOOR = 0.6
 #: matching rounds: the first over all words, the next ones over the words left over
@@ -53,15 +55,8 @@ def mutual_best(sim: torch.Tensor, floor: float = ALIGN_FLOOR,
     return sorted(pairs)
 
 
-def cosine_matrix(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Cosine similarities ``[len(a), len(b)]`` of two sets of row vectors."""
-    a = torch.nn.functional.normalize(a.to(torch.float32), dim=-1)
-    b = torch.nn.functional.normalize(b.to(torch.float32), dim=-1)
-    return a @ b.T
-
-
 def align(src: torch.Tensor, mt: torch.Tensor, floor: float = ALIGN_FLOOR,
           rounds: int = ALIGN_ROUNDS) -> list[tuple[int, int]]:
     """Aligned ``(source word, translation word)`` positions of two sentences' word vectors
     (``[n_src, dim]`` and ``[n_mt, dim]``, one multilingual space)."""
-    return mutual_best(cosine_matrix(src, mt), floor, rounds)
+    return mutual_best(cosine_matrix(src.float(), mt.float()), floor, rounds)
