@@ -3,15 +3,16 @@
     python experiments/no_dictionary.py --data-dir ../shared/data --limit 100
 
 Without the dictionary (``lexicon="english-words"``), anchors come from word alignment in
-e5's space (``translator="alignment"``, :mod:`xlscore.wordalign`) and English words are told
-from names by the MiniLM pack's vocabulary. For each lexicon: the hand-written challenge set
+e5's space (``translator="alignment"``, :mod:`xlscore.wordalign`). With both, English words
+are told from names by the MiniLM pack's vocabulary (:func:`xlscore.lexicon.english_word_list`). For each lexicon: the hand-written challenge set
 per category (the correct translation ranked first), with the default's score and with the
 offline paper pipeline's anchors-only F1 (MiniLM@6 + e5@9, corpus map); per-segment and system
 Kendall with MQM on the MT translations of the first ``--limit`` newstest2021 segments; how
 often the word-level evidence points at the challenge set's error (more unmatched source
-words in the wrong translation than in the correct one); and how many default scores differ between the two lexicons on the WMT22 dev set (the estimator
-reads no anchor; the score differs only where the foreign-word share does). Needs the
-dictionary installed.
+words in the wrong translation than in the correct one); and how many default scores differ
+between the two lexicons on the WMT22 dev set (none should: the estimator reads no anchor, and
+the foreign-word share takes its English words from the MiniLM pack with either lexicon).
+Needs the dictionary installed.
 """
 from __future__ import annotations
 
@@ -101,8 +102,8 @@ def main() -> None:
     d = np.abs(default_scores["mueller7"] - default_scores["english-words"])
     lines.append(f"Default score, WMT22 dev ({len(d)} pairs): {int((d > 0).sum())} scores differ "
                  f"between the lexicons (largest difference {d.max():.3f}; the foreign-word "
-                 "share differs where a copied English word is in one word list and not the "
-                 "other).")
+                 "share, the only part of the score a lexicon could touch, uses the same "
+                 "English word list with both).")
     write_markdown("no_dictionary", "\n".join([
         f"Made on {cpu_name()}. Challenge: {len(cases)} hand-written pairs. Columns: Müller's "
         "dictionary (`mueller7`, dictionary anchors) and none (`english-words`, alignment "

@@ -134,3 +134,24 @@ def test_odd_segments_score_finite_without_the_dictionary(no_dictionary):
             assert "empty" in r.flags and "empty_source" in b.flags
         else:
             assert r.f1 is None or math.isfinite(r.f1)
+
+
+def test_default_score_is_the_same_with_and_without_the_dictionary():
+    """The estimator uses no anchor; the foreign-text share that pulls its score down comes
+    from the same English word list whichever lexicon is loaded. ``unintelligible`` is a
+    headword of Müller's dictionary and not a word of the list, ``government`` is both."""
+    src = ["The invoice was unintelligible to the government."] * 3
+    mt = ["Счёт был unintelligible для government.", "Счёт был непонятен для правительства.",
+          "The invoice was unintelligible to the government."]
+    assert "unintelligible" in Lexicon.mueller7().headwords
+    assert "unintelligible" not in lexicon_module.english_word_list()[0]
+    with_dict = offline_scorer(fields="score", lexicon="mueller7")
+    without = offline_scorer(fields="score", lexicon="english-words")
+    a, b = with_dict.score(src, mt), without.score(src, mt)
+    assert [r.score for r in a] == [r.score for r in b]
+    assert [r.foreign for r in a] == [r.foreign for r in b]
+    assert a[0].foreign == pytest.approx(1 / 5)          # government, not unintelligible
+    assert "untranslated" in a[2].flags and a[2].score < a[1].score
+    words = [next(p for p in s.signature().split("|") if p.startswith("words:"))
+             for s in (with_dict, without)]
+    assert words[0] == words[1] and words[0].startswith("words:english-words#")

@@ -8,7 +8,7 @@ that prefers earlier English words, so that repeated words pair up in order (the
 k-th).
 
 Copying English into the translation earns nothing: a translatable English word on the Russian
-side (one the dictionary knows, that is not a name or an acronym) never anchors, and the share
+side (one of the English word list, not a name or an acronym) never anchors, and the share
 of such *foreign* words is reported so that the scorer can penalise it; a translation that is
 mostly foreign is flagged ``untranslated`` (it copies the source) or ``wrong_language``.
 """
@@ -76,7 +76,7 @@ def name_like(word: str, sentence_initial: bool,
               headwords: frozenset[str] | set[str] | None = None) -> bool:
     """A token that is rightly kept as it is in a translation: one with digits, an acronym, a
     word with a capital letter inside a sentence or inside the word (``iPhone``), or, when
-    ``headwords`` is given, a word the dictionary does not know."""
+    ``headwords`` (English words) is given, a word not among them."""
     if any(c.isdigit() for c in word) or (len(word) > 1 and word.isupper()):
         return True
     if word[:1].isupper() and not sentence_initial or any(c.isupper() for c in word[1:]):
@@ -125,7 +125,8 @@ def find_anchors(en_words: Sequence[str], ru_words: Sequence[str],
 
     ``translations(ru_word)`` gives the English keys a Russian word translates to;
     ``en_keys(en_word)`` the keys of an English word form (itself and its lemmas);
-    ``headwords`` the English words the dictionary knows (to tell names from words).
+    ``headwords`` English words, to tell names from words (the scorer passes
+    :meth:`xlscore.lexicon.Lexicon.known_words`, the same with any lexicon).
     """
     positions: dict[str, list[int]] = {}
     for j, w in enumerate(en_words):

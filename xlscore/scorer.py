@@ -264,6 +264,7 @@ class XLScorer(MapFitting, Weighting):
         table = self.translator.translations(ru_words) if ru_words else {}
         empty: frozenset[str] = frozenset()
         lex = self.lexicon
+        known, _ = lex.known_words()
         cached: dict[tuple[str, str], AnchorSet] = {}
         for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
             key = (s.text, m.text)
@@ -275,7 +276,7 @@ class XLScorer(MapFitting, Weighting):
                         a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys)
                 cached[key] = find_anchors(s.words, m.words,
                                            lambda w, words=words: words.get(w, empty),
-                                           lex.en_keys, lex.headwords)
+                                           lex.en_keys, known)
             corpus.anchors.append(cached[key])
         return corpus
 
@@ -529,7 +530,8 @@ class XLScorer(MapFitting, Weighting):
             "variant": self.variant, "idf": self.idf, "rescale": self.rescale,
             "consensus": CONSENSUS_WEIGHT if self.consensus else None,
             "baseline": list(baseline) if self.rescale and baseline else None,
-            "lexicon": self.lexicon.describe(), "translator": self.translator.name,
+            "lexicon": self.lexicon.describe(), "words": self.lexicon.known_words()[1],
+            "translator": self.translator.name,
             "alignment": align, "align_center": self.align_center,
             "align_normalize": self.align_normalize,
             "estimator": self.estimator.describe() if self.estimator is not None else None,
@@ -554,6 +556,7 @@ class XLScorer(MapFitting, Weighting):
                  f"idf:{'yes' if d['idf'] else 'no'}",
                  "rescale:" + ("no" if not d["rescale"] else
                                "/".join(f"{b:.4f}" for b in d["baseline"] or ()) or "yes"),
-                 f"lex:{d['lexicon']}", f"tr:{d['translator'].split(':')[0]}",
+                 f"lex:{d['lexicon']}", f"words:{d['words']}",
+                 f"tr:{d['translator'].split(':')[0]}",
                  f"align:{d['alignment']}"]
         return "|".join(parts)
