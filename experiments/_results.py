@@ -1,7 +1,9 @@
 """Writing experiment results: Markdown (and CSV) under experiments/results/, each file
 headed by the command that made it."""
+
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import shlex
@@ -10,8 +12,12 @@ from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
 #: the environment that holds every PyTorch kernel library to AVX2 (a plain x86 CPU)
-AVX2_ENV = {"ONEDNN_MAX_CPU_ISA": "AVX2", "ATEN_CPU_CAPABILITY": "avx2",
-            "MKL_ENABLE_INSTRUCTIONS": "AVX2", "FBGEMM_ENABLE_INSTRUCTIONS": "AVX2"}
+AVX2_ENV = {
+    "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    "FBGEMM_ENABLE_INSTRUCTIONS": "AVX2",
+}
 
 
 def cpu_name() -> str:
@@ -20,12 +26,14 @@ def cpu_name() -> str:
         info = Path("/proc/cpuinfo").read_text()
     except OSError:
         return "unknown CPU"
-    model = next((x.split(":", 1)[1].strip() for x in info.splitlines()
-                  if x.startswith("model name")), "unknown CPU")
-    flags = set(next((x.split(":", 1)[1].split() for x in info.splitlines()
-                      if x.startswith("flags")), []))
-    isa = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16")
-           if f in flags]
+    model = next(
+        (x.split(":", 1)[1].strip() for x in info.splitlines() if x.startswith("model name")),
+        "unknown CPU",
+    )
+    flags = set(
+        next((x.split(":", 1)[1].split() for x in info.splitlines() if x.startswith("flags")), [])
+    )
+    isa = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16") if f in flags]
     return f"{model} ({', '.join(isa) or 'no AVX2'})"
 
 
@@ -33,13 +41,12 @@ def command_line() -> str:
     """The command that is running, as one could type it again from the repository root
     (with the emulation variables of :data:`AVX2_ENV` in front when they are set)."""
     script = Path(sys.argv[0])
-    try:
+    with contextlib.suppress(ValueError):
         script = script.resolve().relative_to(Path.cwd())
-    except ValueError:
-        pass
     env = [f"{k}={shlex.quote(os.environ[k])}" for k in AVX2_ENV if k in os.environ]
-    return " ".join(env + ["python", shlex.quote(str(script))]
-                    + [shlex.quote(a) for a in sys.argv[1:]])
+    return " ".join(
+        env + ["python", shlex.quote(str(script))] + [shlex.quote(a) for a in sys.argv[1:]]
+    )
 
 
 def write_markdown(name: str, body: str, *, title: str) -> Path:

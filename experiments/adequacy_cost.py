@@ -13,6 +13,7 @@ similarity). Each row is timed twice after a warm-up on other pairs, the faster 
 model loading is not timed. Writes ``experiments/results/adequacy_cost.md`` (with
 ``ONEDNN_MAX_CPU_ISA`` set, e.g. to emulate a plain AVX2 CPU: ``adequacy_cost-avx2.md``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,8 @@ import time
 from _results import write_markdown
 
 from xlscore import XLScorer
-from xlscore.estimator import QualityEstimator
-from xlscore.evaluate import read_judgments
+from xlscore.estimator.model import QualityEstimator
+from xlscore.evaluation.agreement import read_judgments
 
 
 def timed(fn, reps: int = 2) -> float:
@@ -56,13 +57,16 @@ def main() -> None:
     ap.add_argument("--precision", default="auto")
     args = ap.parse_args()
     rows = [r for r in read_judgments(args.data) if not r.is_human]
-    warm, rows = rows[:32], rows[32:32 + args.pairs]
+    warm, rows = rows[:32], rows[32 : 32 + args.pairs]
     src, mt = [r.source for r in rows], [r.translation for r in rows]
-    models = {"previous default": QualityEstimator.load(args.previous,
-                                                        precision=args.precision),
-              "current default": QualityEstimator.load(precision=args.precision)}
-    lines = ["| what runs | estimator | seconds | pairs/s | relative to the previous |",
-             "| --- | --- | --- | --- | --- |"]
+    models = {
+        "previous default": QualityEstimator.load(args.previous, precision=args.precision),
+        "current default": QualityEstimator.load(precision=args.precision),
+    }
+    lines = [
+        "| what runs | estimator | seconds | pairs/s | relative to the previous |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     warm_src, warm_mt = [r.source for r in warm], [r.translation for r in warm]
     for what in ("estimator alone", "whole default score"):
         speed = {}
@@ -78,15 +82,20 @@ def main() -> None:
 
                 def run(sc=scorer):
                     return sc.score(src, mt)
+
             seconds = timed(run)
             speed[name] = len(src) / seconds
-            lines.append(f"| {what} | {name} (`{est.signature()}`) | {seconds:.1f} | "
-                         f"{speed[name]:.1f} | "
-                         f"{speed[name] / speed['previous default']:.2f}× |")
+            lines.append(
+                f"| {what} | {name} (`{est.signature()}`) | {seconds:.1f} | "
+                f"{speed[name]:.1f} | "
+                f"{speed[name] / speed['previous default']:.2f}× |"
+            )
     isa = os.environ.get("ONEDNN_MAX_CPU_ISA", "native")
-    body = (f"{len(src)} newstest2021 MT pairs (after a warm-up on 32 others), precision "
-            f"`{args.precision}`; CPU: {cpu_name()}, {os.cpu_count()} cores, ISA {isa}. "
-            "The faster of two runs of each row.\n\n" + "\n".join(lines))
+    body = (
+        f"{len(src)} newstest2021 MT pairs (after a warm-up on 32 others), precision "
+        f"`{args.precision}`; CPU: {cpu_name()}, {os.cpu_count()} cores, ISA {isa}. "
+        "The faster of two runs of each row.\n\n" + "\n".join(lines)
+    )
     name = "adequacy_cost" + ("" if isa == "native" else "-" + isa.lower())
     write_markdown(name, body, title="The cost of the adequacy parts")
 

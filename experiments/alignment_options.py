@@ -10,19 +10,19 @@ Two measures for each of the four combinations:
 
     python experiments/alignment_options.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv
 """
+
 from __future__ import annotations
 
 import argparse
 import random
 
 import torch
-
 from _results import write_markdown
 
 from xlscore import ProcrustesAligner, XLScorer
-from xlscore.alignment import _single_word_vectors
-from xlscore.evaluate import per_segment, read_judgments
-from xlscore.lexicon import fold_ru
+from xlscore.evaluation.agreement import per_segment, read_judgments
+from xlscore.metric.alignment import _single_word_vectors
+from xlscore.metric.lexicon import fold_ru
 
 
 def main() -> None:
@@ -31,9 +31,13 @@ def main() -> None:
     args = ap.parse_args()
     scorer = XLScorer.offline()
     lex = scorer.lexicon
-    pairs = sorted((ru, en) for ru, ens in lex.table.items() if len(ens) <= 3 for en in ens
-                   if len(ru) >= 3 and len(en) >= 3 and ru.isalpha() and en.isalpha()
-                   and ru == fold_ru(ru))
+    pairs = sorted(
+        (ru, en)
+        for ru, ens in lex.table.items()
+        if len(ens) <= 3
+        for en in ens
+        if len(ru) >= 3 and len(en) >= 3 and ru.isalpha() and en.isalpha() and ru == fold_ru(ru)
+    )
     ru_words = sorted({r for r, _ in pairs})
     random.Random(1).shuffle(ru_words)
     test_ru = set(ru_words[:2000])
@@ -52,29 +56,40 @@ def main() -> None:
     en_mat = torch.nn.functional.normalize(torch.stack([en_vec[e] for e in test_en]), dim=1)
 
     rows = read_judgments(args.data)
-    corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows],
-                            progress=True)
-    head = (f"{len(train)} training pairs, {len(test_ru_list)} held-out Russian words, "
-            f"{len(test_en)} English candidates; {len(rows)} WMT pairs (MT systems only).\n\n")
-    lines = ["| centre | unit length | P@1 dictionary (held out) | per-segment Kendall, anchors, "
-             "cross-fitted |", "| --- | --- | --- | --- |"]
+    corpus = scorer.prepare([r.source for r in rows], [r.translation for r in rows], progress=True)
+    head = (
+        f"{len(train)} training pairs, {len(test_ru_list)} held-out Russian words, "
+        f"{len(test_en)} English candidates; {len(rows)} WMT pairs (MT systems only).\n\n"
+    )
+    lines = [
+        "| centre | unit length | P@1 dictionary (held out) | per-segment Kendall, anchors, "
+        "cross-fitted |",
+        "| --- | --- | --- | --- |",
+    ]
     for center in (False, True):
         for normalize in (False, True):
             prior = ProcrustesAligner(center=center, normalize=normalize).fit(
-                torch.stack([ru_vec[r] for r, _ in train]), torch.stack([en_vec[e] for _, e in train]))
-            mapped = prior.transform(torch.stack([ru_vec[r] for r in test_ru_list]).double()).float()
+                torch.stack([ru_vec[r] for r, _ in train]),
+                torch.stack([en_vec[e] for _, e in train]),
+            )
+            mapped = prior.transform(
+                torch.stack([ru_vec[r] for r in test_ru_list]).double()
+            ).float()
             nn = (torch.nn.functional.normalize(mapped, dim=1) @ en_mat.T).argmax(1)
             p1 = sum(test_en[j] in gold[r] for r, j in zip(test_ru_list, nn.tolist())) / len(gold)
             scorer.align_center, scorer.align_normalize = center, normalize
             scorer._dictionary_map = prior
-            results = scorer.score_cross_fitted(corpus, [r.doc for r in rows], "anchors",
-                                                folds=2)
-            k, _, _ = per_segment([r.seg_id for r in rows], [r.human for r in rows],
-                                  [x.score for x in results])
+            results = scorer.score_cross_fitted(corpus, [r.doc for r in rows], "anchors", folds=2)
+            k, _, _ = per_segment(
+                [r.seg_id for r in rows], [r.human for r in rows], [x.score for x in results]
+            )
             lines.append(f"| {center} | {normalize} | {p1:.3f} | {k:+.4f} |")
             print(lines[-1], flush=True)
-    write_markdown("alignment_options", head + "\n".join(lines),
-                   title="Procrustes preprocessing: centring and unit length")
+    write_markdown(
+        "alignment_options",
+        head + "\n".join(lines),
+        title="Procrustes preprocessing: centring and unit length",
+    )
 
 
 if __name__ == "__main__":

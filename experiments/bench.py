@@ -16,7 +16,7 @@ scores is. Rows:
 * forward-pass floors of e5@9 over the unique sentences (nothing but the model): float32 with
   the pack's eager attention in length-sorted batches of 32 sentences (the fp32 floor), then one
   change at a time - PyTorch's SDPA attention, passes by a token budget (the fixed shapes
-  xlscore uses, :mod:`xlscore.precision`), one thread instead of all, ONNX Runtime float32
+  xlscore uses, :mod:`xlscore.encoders.precision`), one thread instead of all, ONNX Runtime float32
   (when ``onnxruntime`` is installed), bfloat16 autocast, int8 dynamic quantization;
 * xlscore, multilingual e5@9, all words, at the default precision (``auto``), fp32 and int8, and
   ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
@@ -33,6 +33,7 @@ scores is. Rows:
 Writes experiments/results/bench.md. The caches (converted pack, lexicon, dictionary maps) are
 built before timing starts.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,7 +57,7 @@ FLOOR_BATCH = 32
 
 def _rows(data: str, limit: int) -> list:
     """The judged MT translations of the first ``limit`` segments (all with 0)."""
-    from xlscore.evaluate import read_judgments
+    from xlscore.evaluation.agreement import read_judgments
 
     rows = read_judgments(data)
     if limit:
@@ -73,7 +74,7 @@ def _pairs(data: str, limit: int) -> tuple[list[str], list[str]]:
 def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
     """``(rows, width, sequences)`` of each forward pass: length-sorted batches of
     :data:`FLOOR_BATCH` sentences, or xlscore's fixed shapes (``layout="fixed"``)."""
-    from xlscore.precision import plan_passes
+    from xlscore.encoders.precision import plan_passes
 
     if layout == "fixed":
         for rows, width, members in plan_passes([len(x) for x in ids], device_type, 512):
@@ -81,14 +82,15 @@ def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
         return
     ordered = sorted(ids, key=len, reverse=True)
     for a in range(0, len(ordered), FLOOR_BATCH):
-        batch = ordered[a:a + FLOOR_BATCH]
+        batch = ordered[a : a + FLOOR_BATCH]
         yield len(batch), len(batch[0]), batch
 
 
-def _run_passes(model, ids: list[list[int]], pad: int, *, precision: str = "fp32",
-                layout: str = "sorted") -> None:
+def _run_passes(
+    model, ids: list[list[int]], pad: int, *, precision: str = "fp32", layout: str = "sorted"
+) -> None:
     """Forward passes of ``model`` (a Hugging Face encoder) over ``ids``, nothing else."""
-    from xlscore import precision as arithmetic
+    from xlscore.encoders import precision as arithmetic
 
     device = next(model.parameters()).device
     with arithmetic.inference(precision, device):
@@ -126,10 +128,16 @@ def _onnx_floor(encoder, ids: list[list[int]], tmp: str, layout: str) -> float:
     encoder.model.set_attn_implementation("eager")
     with encoder._truncated(encoder.layer), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Hidden(encoder.model).eval(), (x, torch.ones_like(x)), path,
-                          input_names=["ids", "mask"], output_names=["hidden"],
-                          dynamic_axes={"ids": axes, "mask": axes, "hidden": axes},
-                          dynamo=False, opset_version=17)
+        torch.onnx.export(
+            Hidden(encoder.model).eval(),
+            (x, torch.ones_like(x)),
+            path,
+            input_names=["ids", "mask"],
+            output_names=["hidden"],
+            dynamic_axes={"ids": axes, "mask": axes, "hidden": axes},
+            dynamo=False,
+            opset_version=17,
+        )
     options = ort.SessionOptions()
     options.intra_op_num_threads = torch.get_num_threads()
     options.inter_op_num_threads = 1
@@ -140,7 +148,7 @@ def _onnx_floor(encoder, ids: list[list[int]], tmp: str, layout: str) -> float:
         x = np.full((rows, width), pad, dtype=np.int64)
         mask = np.zeros((rows, width), dtype=np.int64)
         for r, q in enumerate(seqs):
-            x[r, :len(q)], mask[r, :len(q)] = q, 1
+            x[r, : len(q)], mask[r, : len(q)] = q, 1
         session.run(None, {"ids": x, "mask": mask})
     return time.perf_counter() - t
 
@@ -161,7 +169,7 @@ def child(args: argparse.Namespace) -> dict:
     import torch
 
     from xlscore import Encoder, Lexicon, XLScorer, bert_score_compatible, packs
-    from xlscore import precision as arithmetic
+    from xlscore.encoders import precision as arithmetic
 
     warnings.simplefilter("ignore")
     torch.manual_seed(0)
@@ -169,10 +177,13 @@ def child(args: argparse.Namespace) -> dict:
     out: dict = {"pairs": len(src)}
     what = args.child
     dev = args.device
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
-    precision = what.rsplit("-", 1)[-1] if what.startswith(
-        ("default", "estimator", "xlscore", "compat")) else "fp32"
+    precision = (
+        what.rsplit("-", 1)[-1]
+        if what.startswith(("default", "estimator", "xlscore", "compat"))
+        else "fp32"
+    )
     if what.startswith(("default", "estimator")):
         if what.startswith("default"):
             fields = "score" if what.startswith("default-score") else None
@@ -205,8 +216,9 @@ def child(args: argparse.Namespace) -> dict:
         e5 = Encoder.load("pack:e5-small", layer=9, precision=precision, device=dev)
         out["precision"] = e5.precision
         if what.startswith("xlscore-multi"):
-            scorer = XLScorer(multilingual=e5, variant="all", lexicon=Lexicon.mueller7(),
-                              estimator=None)
+            scorer = XLScorer(
+                multilingual=e5, variant="all", lexicon=Lexicon.mueller7(), estimator=None
+            )
     tmp = tempfile.TemporaryDirectory()
     t = time.perf_counter()
     if what.startswith("default"):
@@ -220,11 +232,10 @@ def child(args: argparse.Namespace) -> dict:
         _run_passes(est.model.encoder, pair_ids, est.tokenizer.pad_token_id or 0)
     elif what.startswith("onnx"):
         runs = _onnx_floor(e5, ids, tmp.name, "fixed" if what == "onnx-fixed" else "sorted")
-        t = time.perf_counter() - runs      # only the runs are timed, not the export
+        t = time.perf_counter() - runs  # only the runs are timed, not the export
     elif what.startswith("floor"):
         with e5._truncated(9):
-            _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, precision=kind,
-                        layout=layout)
+            _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, precision=kind, layout=layout)
     elif what.startswith("xlscore-multi"):
         out["scores"] = [r.f1 for r in scorer.score(src, mt)]
     elif what.startswith("compat"):
@@ -234,9 +245,13 @@ def child(args: argparse.Namespace) -> dict:
         from bert_score import BERTScorer
 
         t0 = time.perf_counter()
-        bsc = BERTScorer(model_type=str(packs.path("e5-small")), num_layers=9, device=dev,
-                         batch_size=int(what.split("-")[1]))
-        t += time.perf_counter() - t0      # loading is not timed, as for the others
+        bsc = BERTScorer(
+            model_type=str(packs.path("e5-small")),
+            num_layers=9,
+            device=dev,
+            batch_size=int(what.split("-")[1]),
+        )
+        t += time.perf_counter() - t0  # loading is not timed, as for the others
         p, r, f = bsc.score(mt, src)
         out["scores"] = list(zip(p.tolist(), r.tolist(), f.tolist()))
     if dev == "cuda":
@@ -260,53 +275,93 @@ def warm() -> dict:
 
 def memory_child(args: argparse.Namespace) -> dict:
     """``xlscore score`` (the console command's own code) on ``--pairs`` pairs."""
-    from xlscore import cli
+    from xlscore.cli.main import main
 
     src, mt = _pairs(args.data, args.limit)
-    src, mt = src[:args.memory_block], mt[:args.memory_block]
+    src, mt = src[: args.memory_block], mt[: args.memory_block]
     n = args.pairs
     with tempfile.TemporaryDirectory() as tmp:
         s, m = Path(tmp, "src.en"), Path(tmp, "mt.ru")
         s.write_text("".join(src[i % len(src)] + "\n" for i in range(n)), encoding="utf-8")
         m.write_text("".join(mt[i % len(mt)] + "\n" for i in range(n)), encoding="utf-8")
         t = time.perf_counter()
-        code = cli.main(["score", "-s", str(s), "-t", str(m), "--quiet", "--format", "tsv",
-                         "-o", str(Path(tmp, "out.tsv"))])
+        code = main(
+            [
+                "score",
+                "-s",
+                str(s),
+                "-t",
+                str(m),
+                "--quiet",
+                "--format",
+                "tsv",
+                "-o",
+                str(Path(tmp, "out.tsv")),
+            ]
+        )
         seconds = time.perf_counter() - t
     if code:
         raise SystemExit(f"xlscore score failed with status {code}")
-    return {"pairs": n, "seconds": seconds,
-            "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "pairs": n,
+        "seconds": seconds,
+        "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def change_note(data: str, limit: int, fast: list[float], exact: list[float], what: str) -> str:
     """How much a fast precision changes scores and their agreement with the MQM scores."""
     import numpy as np
 
-    from xlscore.evaluate import agreement
+    from xlscore.evaluation.agreement import agreement
 
     rows = _rows(data, limit)
     args = ([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows])
     a, b = agreement(*args, fast, n_boot=200), agreement(*args, exact, n_boot=200)
     d = np.abs(np.array(fast) - np.array(exact))
-    return (f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}); per-segment Kendall "
-            f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} in fp32, system Kendall "
-            f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}.")
+    return (
+        f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}); per-segment Kendall "
+        f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} in fp32, system Kendall "
+        f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}."
+    )
 
 
 def run_child(argv: list[str], env: dict | None = None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as fh:
-        subprocess.run([sys.executable, __file__, *argv, "--result", fh.name], check=True,
-                       stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+        subprocess.run(
+            [sys.executable, __file__, *argv, "--result", fh.name],
+            check=True,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )
         return json.loads(Path(fh.name).read_text())
 
 
 #: every row, in table order
-NAMES = ["floor-fp32", "floor-sdpa", "floor-fixed", "floor-1thread", "onnx", "onnx-fixed",
-         "floor-bf16", "floor-int8", "xlscore-multi-auto", "xlscore-multi-fp32",
-         "xlscore-multi-int8", "compat-fp32", "compat-auto", "bert_score-32", "bert_score-64",
-         "floor-default", "estimator-auto", "estimator-fp32", "default-auto", "default-fp32",
-         "default-score-auto", "default-score-int8"]
+NAMES = [
+    "floor-fp32",
+    "floor-sdpa",
+    "floor-fixed",
+    "floor-1thread",
+    "onnx",
+    "onnx-fixed",
+    "floor-bf16",
+    "floor-int8",
+    "xlscore-multi-auto",
+    "xlscore-multi-fp32",
+    "xlscore-multi-int8",
+    "compat-fp32",
+    "compat-auto",
+    "bert_score-32",
+    "bert_score-64",
+    "floor-default",
+    "estimator-auto",
+    "estimator-fp32",
+    "default-auto",
+    "default-fp32",
+    "default-score-auto",
+    "default-score-int8",
+]
 
 
 def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
@@ -315,11 +370,15 @@ def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
     or means nothing there (bfloat16 emulated in float32)."""
     if name.startswith("onnx") and not has_onnx:
         return True
-    if device == "cuda" and ("int8" in name or name.startswith("onnx")
-                             or name == "floor-1thread"):
+    if device == "cuda" and ("int8" in name or name.startswith("onnx") or name == "floor-1thread"):
         return True
-    return isa == "avx2" and name in ("floor-bf16", "compat-auto", "estimator-fp32",
-                                      "default-fp32", "xlscore-multi-fp32")
+    return isa == "avx2" and name in (
+        "floor-bf16",
+        "compat-auto",
+        "estimator-fp32",
+        "default-fp32",
+        "xlscore-multi-fp32",
+    )
 
 
 def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
@@ -331,8 +390,10 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         if name not in runs:
             return None
         r = runs[name]
-        return (f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
-                f"{r['peak_mib']:.0f} | {note} |")
+        return (
+            f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
+            f"{r['peak_mib']:.0f} | {note} |"
+        )
 
     def vs(name: str, base: str = "floor-fp32") -> str:
         return f"{sec[name] / sec[base]:.2f}× the fp32 floor" if name in sec else ""
@@ -343,59 +404,96 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         ratio = f"{sec[bert] / sec[name]:.2f}"
         return f"{vs(name)}; bert_score/xlscore = " + (f"**{ratio}**" if bold else ratio)
 
-    ort_note = " (ONNX Runtime picks its own kernels: the machine's full instruction set)" \
-        if isa == "avx2" else ""
-    floor_rows = [("SDPA attention", "floor-sdpa"),
-                  ("SDPA, token-budget passes (xlscore's fixed shapes)", "floor-fixed"),
-                  ("one thread instead of " + str(runs["floor-fp32"]["threads"]),
-                   "floor-1thread"),
-                  ("ONNX Runtime fp32, same batches" + ort_note, "onnx"),
-                  ("ONNX Runtime fp32, xlscore's fixed shapes" + ort_note, "onnx-fixed"),
-                  ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
-                  ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8")]
+    ort_note = (
+        " (ONNX Runtime picks its own kernels: the machine's full instruction set)"
+        if isa == "avx2"
+        else ""
+    )
+    floor_rows = [
+        ("SDPA attention", "floor-sdpa"),
+        ("SDPA, token-budget passes (xlscore's fixed shapes)", "floor-fixed"),
+        ("one thread instead of " + str(runs["floor-fp32"]["threads"]), "floor-1thread"),
+        ("ONNX Runtime fp32, same batches" + ort_note, "onnx"),
+        ("ONNX Runtime fp32, xlscore's fixed shapes" + ort_note, "onnx-fixed"),
+        ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
+        ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8"),
+    ]
     auto = runs["default-auto"]["precision"]
     lines = [
         "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
         "| --- | --- | --- | --- | --- |",
         row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
         *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows],
-        row("xlscore, multilingual e5@9, all words, default precision "
-            f"({runs['xlscore-multi-auto']['precision']})", "xlscore-multi-auto",
-            vs_bert("xlscore-multi-auto", bold=True)),
-        row("xlscore, multilingual e5@9, all words, `--precision fp32`", "xlscore-multi-fp32",
-            vs_bert("xlscore-multi-fp32")),
-        row("xlscore, multilingual e5@9, all words, `--precision int8`", "xlscore-multi-int8",
-            vs_bert("xlscore-multi-int8")),
+        row(
+            "xlscore, multilingual e5@9, all words, default precision "
+            f"({runs['xlscore-multi-auto']['precision']})",
+            "xlscore-multi-auto",
+            vs_bert("xlscore-multi-auto", bold=True),
+        ),
+        row(
+            "xlscore, multilingual e5@9, all words, `--precision fp32`",
+            "xlscore-multi-fp32",
+            vs_bert("xlscore-multi-fp32"),
+        ),
+        row(
+            "xlscore, multilingual e5@9, all words, `--precision int8`",
+            "xlscore-multi-int8",
+            vs_bert("xlscore-multi-int8"),
+        ),
         row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
-        row("xlscore, bert_score-compatible mode, e5@9, default precision "
+        row(
+            "xlscore, bert_score-compatible mode, e5@9, default precision "
             f"({runs['compat-auto']['precision'] if 'compat-auto' in runs else ''})",
-            "compat-auto", vs("compat-auto")),
-        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=32", "bert_score-32",
-            vs("bert_score-32")),
-        row("bert_score 0.3.13, same folder, num_layers=9, batch_size=64 (its default)",
-            "bert_score-64", vs("bert_score-64")),
-        row("floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
+            "compat-auto",
+            vs("compat-auto"),
+        ),
+        row(
+            "bert_score 0.3.13, same folder, num_layers=9, batch_size=32",
+            "bert_score-32",
+            vs("bert_score-32"),
+        ),
+        row(
+            "bert_score 0.3.13, same folder, num_layers=9, batch_size=64 (its default)",
+            "bert_score-64",
+            vs("bert_score-64"),
+        ),
+        row(
+            "floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
             "over sources + e5@9 over translations and sources, fp32, eager, sorted batches "
             "of 32",
-            "floor-default"),
-        row(f"quality estimator alone ({runs['estimator-auto']['precision']})",
-            "estimator-auto"),
-        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})",
-            "estimator-fp32") if "estimator-fp32" in runs else None,
-        row(f"xlscore default ({auto}, encoders alike), every field", "default-auto",
+            "floor-default",
+        ),
+        row(f"quality estimator alone ({runs['estimator-auto']['precision']})", "estimator-auto"),
+        row(f"quality estimator alone ({runs['estimator-fp32']['precision']})", "estimator-fp32")
+        if "estimator-fp32" in runs
+        else None,
+        row(
+            f"xlscore default ({auto}, encoders alike), every field",
+            "default-auto",
             f"{sec['default-auto'] / sec['floor-default']:.2f}× its models' fp32 floor; "
-            f"**{sec[bert] / sec['default-auto']:.2f}× bert_score's pairs/s**"),
-        row("xlscore default, `--precision fp32`, every field", "default-fp32",
+            f"**{sec[bert] / sec['default-auto']:.2f}× bert_score's pairs/s**",
+        ),
+        row(
+            "xlscore default, `--precision fp32`, every field",
+            "default-fp32",
             f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"
-            if "default-fp32" in sec else ""),
-        row(f"xlscore default ({auto}), `--fields score` (what `rank` and `batch` compute)",
+            if "default-fp32" in sec
+            else "",
+        ),
+        row(
+            f"xlscore default ({auto}), `--fields score` (what `rank` and `batch` compute)",
             "default-score-auto",
             f"{sec['default-auto'] / sec['default-score-auto']:.2f}× as fast as every field; "
-            f"**{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**"),
-        row("xlscore default, `--precision int8`, `--fields score`", "default-score-int8",
+            f"**{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**",
+        ),
+        row(
+            "xlscore default, `--precision int8`, `--fields score`",
+            "default-score-int8",
             f"{sec['default-score-auto'] / sec['default-score-int8']:.2f}× as fast as "
             f"{auto}; {sec[bert] / sec['default-score-int8']:.2f}× bert_score's pairs/s"
-            if "default-score-int8" in sec else ""),
+            if "default-score-int8" in sec
+            else "",
+        ),
         "",
         f"The ratios against bert_score use its faster batch size ({bert.split('-')[1]}). "
         "What the fast paths change, on these pairs (the full agreement study is "
@@ -404,23 +502,54 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
     ]
     exact = runs.get("xlscore-multi-fp32", runs["xlscore-multi-auto"])["scores"]
     if "xlscore-multi-fp32" in runs:
-        lines.append("* " + change_note(args.data, args.limit,
-                                        runs["xlscore-multi-auto"]["scores"], exact,
-                                        "multilingual all-words F1, default precision vs fp32"))
+        lines.append(
+            "* "
+            + change_note(
+                args.data,
+                args.limit,
+                runs["xlscore-multi-auto"]["scores"],
+                exact,
+                "multilingual all-words F1, default precision vs fp32",
+            )
+        )
     if "xlscore-multi-int8" in runs:
-        lines.append("* " + change_note(args.data, args.limit,
-                                        runs["xlscore-multi-int8"]["scores"], exact,
-                                        "multilingual all-words F1, int8 vs fp32"))
+        lines.append(
+            "* "
+            + change_note(
+                args.data,
+                args.limit,
+                runs["xlscore-multi-int8"]["scores"],
+                exact,
+                "multilingual all-words F1, int8 vs fp32",
+            )
+        )
     default_exact = runs.get("default-fp32", runs["default-auto"])["scores"]
     if "default-fp32" in runs:
-        lines.append("* " + change_note(args.data, args.limit, runs["default-auto"]["scores"],
-                                        default_exact, "default score, auto vs fp32"))
+        lines.append(
+            "* "
+            + change_note(
+                args.data,
+                args.limit,
+                runs["default-auto"]["scores"],
+                default_exact,
+                "default score, auto vs fp32",
+            )
+        )
     if "default-score-int8" in runs:
-        lines.append("* " + change_note(args.data, args.limit,
-                                        runs["default-score-int8"]["scores"], default_exact,
-                                        "default score, int8 vs fp32"))
-    d = max(abs(a - b) for a, b in zip(runs["default-score-auto"]["scores"],
-                                       runs["default-auto"]["scores"]))
+        lines.append(
+            "* "
+            + change_note(
+                args.data,
+                args.limit,
+                runs["default-score-int8"]["scores"],
+                default_exact,
+                "default score, int8 vs fp32",
+            )
+        )
+    d = max(
+        abs(a - b)
+        for a, b in zip(runs["default-score-auto"]["scores"], runs["default-auto"]["scores"])
+    )
     lines.append(f"* default score, `--fields score` vs every field: largest difference {d:.2e}.")
     return [x for x in lines if x is not None]
 
@@ -429,31 +558,57 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="wmt21-enru-mqm-newstest2021.tsv")
     ap.add_argument("--limit", type=int, default=0, help="first N segments only")
-    ap.add_argument("--isa", default="native,avx2",
-                    help="instruction sets to measure on, comma-separated: native (the "
-                         "machine's own) and/or avx2 (a plain AVX2 CPU emulated; default both)")
-    ap.add_argument("--memory", default="",
-                    help="pair counts for the memory runs (comma-separated, e.g. "
-                         "10000,100000; default: none)")
-    ap.add_argument("--memory-block", type=int, default=1000,
-                    help="the memory runs repeat the first N pairs (default 1000)")
-    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
-                    help="where every row runs (default cpu; cuda skips ONNX and int8)")
+    ap.add_argument(
+        "--isa",
+        default="native,avx2",
+        help="instruction sets to measure on, comma-separated: native (the "
+        "machine's own) and/or avx2 (a plain AVX2 CPU emulated; default both)",
+    )
+    ap.add_argument(
+        "--memory",
+        default="",
+        help="pair counts for the memory runs (comma-separated, e.g. 10000,100000; default: none)",
+    )
+    ap.add_argument(
+        "--memory-block",
+        type=int,
+        default=1000,
+        help="the memory runs repeat the first N pairs (default 1000)",
+    )
+    ap.add_argument(
+        "--device",
+        default="cpu",
+        choices=["cpu", "cuda"],
+        help="where every row runs (default cpu; cuda skips ONNX and int8)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--pairs", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        res = (memory_child(args) if args.child == "memory" else warm() if args.child == "warm"
-               else child(args))
+        res = (
+            memory_child(args)
+            if args.child == "memory"
+            else warm()
+            if args.child == "warm"
+            else child(args)
+        )
         Path(args.result).write_text(json.dumps(res))
         return
 
     isas = [x.strip() for x in args.isa.split(",") if x.strip()]
     if not isas or set(isas) - {"native", "avx2"}:
         sys.exit("--isa takes native and/or avx2")
-    common = ["--data", args.data, "--limit", str(args.limit), "--memory-block",
-              str(args.memory_block), "--device", args.device]
+    common = [
+        "--data",
+        args.data,
+        "--limit",
+        str(args.limit),
+        "--memory-block",
+        str(args.memory_block),
+        "--device",
+        args.device,
+    ]
     print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
     # in a child too: on Linux a child inherits its parent's peak RSS through fork, so the
     # parent must stay small for the children's peaks to be their own
@@ -467,18 +622,25 @@ def main() -> None:
             if _skipped(name, args.device, isa, has_onnx):
                 continue
             runs[name] = r = run_child(["--child", name, *common], env)
-            print(f"{isa:6s} {name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
-                  f"{r['pairs'] / r['seconds']:6.1f} pairs/s, peak {r['peak_mib']:6.0f} MiB",
-                  flush=True)
+            print(
+                f"{isa:6s} {name:20s} {r['pairs']} pairs in {r['seconds']:7.1f} s = "
+                f"{r['pairs'] / r['seconds']:6.1f} pairs/s, peak {r['peak_mib']:6.0f} MiB",
+                flush=True,
+            )
     first = by_isa[isas[0]]
     bert = min(("bert_score-32", "bert_score-64"), key=lambda k: first[k]["seconds"])
-    diff = max(abs(a - b) for x, y in zip(first["compat-fp32"]["scores"], first[bert]["scores"])
-               for a, b in zip(x, y))
+    diff = max(
+        abs(a - b)
+        for x, y in zip(first["compat-fp32"]["scores"], first[bert]["scores"])
+        for a, b in zip(x, y)
+    )
     mem = []
     for n in [int(x) for x in args.memory.split(",") if x.strip()]:
         mem.append(run_child(["--child", "memory", "--pairs", str(n), *common]))
-        print(f"memory {n} pairs: {mem[-1]['seconds']:.0f} s, peak {mem[-1]['peak_mib']:.0f} "
-              "MiB", flush=True)
+        print(
+            f"memory {n} pairs: {mem[-1]['seconds']:.0f} s, peak {mem[-1]['peak_mib']:.0f} MiB",
+            flush=True,
+        )
 
     n_pairs = first["floor-fp32"]["pairs"]
     gpu = first["floor-fp32"]["gpu"]
@@ -488,22 +650,36 @@ def main() -> None:
         "model loading is not timed. Floors are forward passes only (unique sentences, the "
         "layers needed).",
     ]
-    titles = {"native": "## This CPU's own instruction set",
-              "avx2": "## A plain AVX2 CPU, emulated (" + ", ".join(
-                  f"`{k}={v}`" for k, v in AVX2_ENV.items()) + "; `auto` is fp32 there)"}
+    titles = {
+        "native": "## This CPU's own instruction set",
+        "avx2": "## A plain AVX2 CPU, emulated ("
+        + ", ".join(f"`{k}={v}`" for k, v in AVX2_ENV.items())
+        + "; `auto` is fp32 there)",
+    }
     for isa in isas:
         lines += ["", titles[isa], "", *_table(by_isa[isa], args, isa)]
-    lines += ["", f"bert_score-compatible mode (fp32) against bert_score: largest difference "
-              f"in P, R or F1 over {len(first['compat-fp32']['scores'])} pairs = {diff:.2e} "
-              "(required: at most 1e-4)."]
+    lines += [
+        "",
+        f"bert_score-compatible mode (fp32) against bert_score: largest difference "
+        f"in P, R or F1 over {len(first['compat-fp32']['scores'])} pairs = {diff:.2e} "
+        "(required: at most 1e-4).",
+    ]
     if mem:
-        lines += ["", "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "
-                  f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:",
-                  "", "| pairs | seconds | peak RSS (MiB) |", "| --- | --- | --- |"]
+        lines += [
+            "",
+            "Streaming: `xlscore score` (default settings, TSV to a file, chunks of "
+            f"10,000 pairs) on the first {args.memory_block} pairs repeated to N pairs:",
+            "",
+            "| pairs | seconds | peak RSS (MiB) |",
+            "| --- | --- | --- |",
+        ]
         lines += [f"| {m['pairs']} | {m['seconds']:.0f} | {m['peak_mib']:.0f} |" for m in mem]
         if len(mem) > 1:
-            lines += ["", f"Peak RSS ratio {mem[-1]['pairs']} / {mem[0]['pairs']} pairs: "
-                      f"{mem[-1]['peak_mib'] / mem[0]['peak_mib']:.2f}."]
+            lines += [
+                "",
+                f"Peak RSS ratio {mem[-1]['pairs']} / {mem[0]['pairs']} pairs: "
+                f"{mem[-1]['peak_mib'] / mem[0]['peak_mib']:.2f}.",
+            ]
     write_markdown("bench", "\n".join(lines), title="Speed and memory")
     if diff > 1e-4:
         sys.exit("bert_score-compatible mode differs from bert_score by more than 1e-4")

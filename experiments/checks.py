@@ -1,5 +1,5 @@
-"""How reliable are the rule-based accuracy checks (:mod:`xlscore.checks`)? Each check's findings
-against human MQM error annotations.
+"""How reliable are the rule-based accuracy checks (:mod:`xlscore.estimator.checks`)? Each
+check's findings against human MQM error annotations.
 
     python experiments/checks.py --data-dir ../shared/data
 
@@ -15,6 +15,7 @@ word-level MCC of tagging BAD the tokens a finding points at, alone and in union
 "every token with a Latin letter" rule. No model is needed. Writes
 experiments/results/checks.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,28 +29,52 @@ from pathlib import Path
 import regex
 from _results import write_markdown
 
-from xlscore.checks import CHECKS, find_mismatches
+from xlscore.estimator.checks import CHECKS, find_mismatches
 
 # the WMT21 MQM categories of this release that concern meaning (accuracy) rather than form;
 # ``Lexical Selection`` is this typology's mistranslation category
-ACCURACY = ("Lexical Selection", "Untranslated", "Addition", "Other POS omitted",
-            "Omitted Preposition", "Omitted Conjunction", "Omitted Pronoun",
-            "Omitted Auxiliary Verb", "Named Entity", "Shouldn't be transliterated",
-            "Shouldn't have been translated", "Wrong Transliteration", "Wrong Unit Conversion",
-            "Wrong Date/Time", "MT Hallucination", "Ambiguous Translation", "Overly Literal")
-NAME_CATEGORIES = ("Named Entity", "Shouldn't be transliterated",
-                   "Shouldn't have been translated", "Wrong Transliteration")
+ACCURACY = (
+    "Lexical Selection",
+    "Untranslated",
+    "Addition",
+    "Other POS omitted",
+    "Omitted Preposition",
+    "Omitted Conjunction",
+    "Omitted Pronoun",
+    "Omitted Auxiliary Verb",
+    "Named Entity",
+    "Shouldn't be transliterated",
+    "Shouldn't have been translated",
+    "Wrong Transliteration",
+    "Wrong Unit Conversion",
+    "Wrong Date/Time",
+    "MT Hallucination",
+    "Ambiguous Translation",
+    "Overly Literal",
+)
+NAME_CATEGORIES = (
+    "Named Entity",
+    "Shouldn't be transliterated",
+    "Shouldn't have been translated",
+    "Wrong Transliteration",
+)
 NUMBER_CATEGORIES = ("Wrong Unit Conversion", "Wrong Date/Time")
 # each check in all, then its two kinds of finding: something of the source the translation
 # lacks (no translation span), and something of the translation the finding points at
-GROUPS = [g for c in CHECKS for g in (
-    (c, lambda f: True, f"**{c}** (all)"),
-    (c, lambda f: f.span is None, f"{c}: source item missing"),
-    (c, lambda f: f.span is not None, f"{c}: points at the translation"))]
+GROUPS = [
+    g
+    for c in CHECKS
+    for g in (
+        (c, lambda f: True, f"**{c}** (all)"),
+        (c, lambda f: f.span is None, f"{c}: source item missing"),
+        (c, lambda f: f.span is not None, f"{c}: points at the translation"),
+    )
+]
 _WORD = regex.compile(r"[\p{L}\p{N}]+")
 _LATIN = regex.compile(r"\p{Latin}")
-_RU_NEG = regex.compile(r"(?<![\p{L}])(?:не|нет|ни|без|никто|ничего|никогда|нельзя)(?![\p{L}])",
-                        regex.I)
+_RU_NEG = regex.compile(
+    r"(?<![\p{L}])(?:не|нет|ни|без|никто|ничего|никогда|нельзя)(?![\p{L}])", regex.I
+)
 
 
 def read_tsv(path: Path) -> list[dict]:
@@ -98,26 +123,41 @@ def newstest_rows(rows: list[dict], findings: list[list]) -> tuple[list[str], di
             words += 1
             w = (m.start(), m.end())
             in_any += any(overlaps(w, (x["start"], x["end"])) for x in s)
-            in_acc += any(overlaps(w, (x["start"], x["end"])) for x in s
-                          if x["category"] in ACCURACY)
-    base = {"segments": n, "error": sum(err), "accuracy": sum(acc), "words": words,
-            "words_err": in_any, "words_acc": in_acc}
+            in_acc += any(
+                overlaps(w, (x["start"], x["end"])) for x in s if x["category"] in ACCURACY
+            )
+    base = {
+        "segments": n,
+        "error": sum(err),
+        "accuracy": sum(acc),
+        "words": words,
+        "words_err": in_any,
+        "words_acc": in_acc,
+    }
     lines = []
     for check, part, label in GROUPS:
         f_seg = [[f for f in fs if f.check == check and part(f)] for fs in findings]
         flagged = [i for i, fs in enumerate(f_seg) if fs]
         n_find = sum(len(fs) for fs in f_seg)
         pointed = [(i, f) for i, fs in enumerate(f_seg) for f in fs if f.span is not None]
-        hit = sum(any(overlaps(f.span, (x["start"], x["end"])) for x in spans[i])
-                  for i, f in pointed)
-        hit_acc = sum(any(overlaps(f.span, (x["start"], x["end"])) for x in spans[i]
-                          if x["category"] in ACCURACY) for i, f in pointed)
+        hit = sum(
+            any(overlaps(f.span, (x["start"], x["end"])) for x in spans[i]) for i, f in pointed
+        )
+        hit_acc = sum(
+            any(
+                overlaps(f.span, (x["start"], x["end"]))
+                for x in spans[i]
+                if x["category"] in ACCURACY
+            )
+            for i, f in pointed
+        )
         sources = len({rows[i]["source"] for i in flagged})
         lines.append(
             f"| {label} | {n_find} | {len(flagged)} ({sources}) | "
             f"{wilson(sum(err[i] for i in flagged), len(flagged))} | "
             f"{wilson(sum(acc[i] for i in flagged), len(flagged))} | "
-            f"{pct(hit, len(pointed))} | {pct(hit_acc, len(pointed))} |")
+            f"{pct(hit, len(pointed))} | {pct(hit_acc, len(pointed))} |"
+        )
     return lines, base
 
 
@@ -126,20 +166,33 @@ def recall_rows(rows: list[dict], findings: list[list]) -> list[str]:
     lines = []
     spans = [json.loads(r["spans"]) for r in rows]
     targets = {
-        "name": ("segments with a " + " / ".join(NAME_CATEGORIES) + " span",
-                 [any(x["category"] in NAME_CATEGORIES for x in s) for s in spans]),
-        "number": ("segments with a rater span containing a digit, or a "
-                   + " / ".join(NUMBER_CATEGORIES) + " span",
-                   [any(x["category"] in NUMBER_CATEGORIES or regex.search(r"[0-9]", x["text"])
-                        for x in s) for s in spans]),
-        "negation": ("segments with a rater span containing a Russian negation word "
-                     "(не, нет, ни, без, никто, ничего, никогда, нельзя) -- a weak proxy",
-                     [any(_RU_NEG.search(x["text"]) for x in s) for s in spans]),
+        "name": (
+            "segments with a " + " / ".join(NAME_CATEGORIES) + " span",
+            [any(x["category"] in NAME_CATEGORIES for x in s) for s in spans],
+        ),
+        "number": (
+            "segments with a rater span containing a digit, or a "
+            + " / ".join(NUMBER_CATEGORIES)
+            + " span",
+            [
+                any(
+                    x["category"] in NUMBER_CATEGORIES or regex.search(r"[0-9]", x["text"])
+                    for x in s
+                )
+                for s in spans
+            ],
+        ),
+        "negation": (
+            "segments with a rater span containing a Russian negation word "
+            "(не, нет, ни, без, никто, ничего, никогда, нельзя) -- a weak proxy",
+            [any(_RU_NEG.search(x["text"]) for x in s) for s in spans],
+        ),
     }
     for check in CHECKS:
         label, target = targets[check]
-        hit = sum(1 for i, t in enumerate(target)
-                  if t and any(f.check == check for f in findings[i]))
+        hit = sum(
+            1 for i, t in enumerate(target) if t and any(f.check == check for f in findings[i])
+        )
         lines.append(f"| {check} | {label} | {pct(hit, sum(target))} |")
     return lines
 
@@ -162,9 +215,11 @@ def wmt22(rows: list[dict], findings: list[list]) -> tuple[list[str], list[str],
         flagged = [i for i, fs in enumerate(f_seg) if fs]
         pointed = [(i, f) for i, fs in enumerate(f_seg) for f in fs if f.span is not None]
         hit = sum(any(b and overlaps(f.span, o) for o, b in toks[i]) for i, f in pointed)
-        lines.append(f"| {label} | {sum(len(fs) for fs in f_seg)} | {len(flagged)} | "
-                     f"{wilson(sum(bad_seg[i] for i in flagged), len(flagged))} | "
-                     f"{pct(hit, len(pointed))} |")
+        lines.append(
+            f"| {label} | {sum(len(fs) for fs in f_seg)} | {len(flagged)} | "
+            f"{wilson(sum(bad_seg[i] for i in flagged), len(flagged))} | "
+            f"{pct(hit, len(pointed))} |"
+        )
 
     def tag_by(rule) -> tuple[float, int, float, float]:
         tp = fp = fn = tn = 0
@@ -181,31 +236,49 @@ def wmt22(rows: list[dict], findings: list[list]) -> tuple[list[str], list[str],
 
     def pointed_by(checks):
         def rule(i, r, o):
-            return any(f.span is not None and f.check in checks and overlaps(f.span, o)
-                       for f in findings[i])
+            return any(
+                f.span is not None and f.check in checks and overlaps(f.span, o)
+                for f in findings[i]
+            )
+
         return rule
 
     def latin(i, r, o):
-        return bool(_LATIN.search(r["translation"][o[0]:o[1]]))
+        return bool(_LATIN.search(r["translation"][o[0] : o[1]]))
 
     mcc_lines = []
-    for label, rule in [("findings of all checks", pointed_by(CHECKS))] + [
-            (f"findings of `{c}`", pointed_by((c,))) for c in CHECKS] + [
+    for label, rule in (
+        [("findings of all checks", pointed_by(CHECKS))]
+        + [(f"findings of `{c}`", pointed_by((c,))) for c in CHECKS]
+        + [
             ("every token with a Latin letter", latin),
-            ("Latin-letter rule OR findings of all checks",
-             lambda i, r, o: latin(i, r, o) or pointed_by(CHECKS)(i, r, o)),
-            ("Latin-letter rule OR `number` / `name` findings",
-             lambda i, r, o: latin(i, r, o) or pointed_by(("number", "name"))(i, r, o))]:
+            (
+                "Latin-letter rule OR findings of all checks",
+                lambda i, r, o: latin(i, r, o) or pointed_by(CHECKS)(i, r, o),
+            ),
+            (
+                "Latin-letter rule OR `number` / `name` findings",
+                lambda i, r, o: latin(i, r, o) or pointed_by(("number", "name"))(i, r, o),
+            ),
+        ]
+    ):
         m, k, p, rc = tag_by(rule)
         mcc_lines.append(f"| {label} | {k} | {p:.2f} | {rc:.3f} | {m:.3f} |")
-    return lines, mcc_lines, {"segments": n, "bad": sum(bad_seg), "tokens": n_tok,
-                              "bad_tokens": n_bad}
+    return (
+        lines,
+        mcc_lines,
+        {"segments": n, "bad": sum(bad_seg), "tokens": n_tok, "bad_tokens": n_bad},
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=Path("../shared/data"),
-                    help="the shared data folder (read only)")
+    ap.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("../shared/data"),
+        help="the shared data folder (read only)",
+    )
     args = ap.parse_args()
     t0 = time.perf_counter()
     news = read_tsv(args.data_dir / "wmt21-enru-mqm-newstest2021-spans.tsv")
@@ -217,10 +290,11 @@ def main() -> None:
 
     cats = Counter(x["category"] for r in news for x in json.loads(r["spans"]))
     body = [
-        "Rule-based checks of `xlscore.checks` (number, name, negation) against the raters' "
-        "error annotations. No model; "
+        "Rule-based checks of `xlscore.estimator.checks` (number, name, negation) against the "
+        "raters' error annotations. No model; "
         f"{n_pairs} sentence pairs checked in {seconds:.0f} s ({1000 * seconds / n_pairs:.1f} "
-        "ms a pair, 2-core machine).", "",
+        "ms a pair, 2-core machine).",
+        "",
         "*Segment precision*: share of flagged segments in which the rater marked at least one "
         "error (any category, or an accuracy-like one), to be compared with the base rate, the "
         "share of all segments with such an error. *Span precision*: of the findings that point "
@@ -231,49 +305,77 @@ def main() -> None:
         "Segment precisions carry a 95% Wilson interval that treats segments as independent; on "
         "newstest the 14 machine translations of one source are not (a flagged source name is "
         "usually flagged in most of them), so the distinct sources are given too and the real "
-        "uncertainty is wider.", "",
-        "How the rules were made: the tables and rules of `xlscore.checks` were refined by "
-        "reading the findings on both of these sets (mostly WMT22 dev, and the most frequent "
-        "findings on newstest), without fitting any threshold to the rater labels. The figures "
-        "are therefore in-sample and somewhat optimistic for precision; no held-out MQM set "
-        "with error spans was available.", "",
+        "uncertainty is wider.",
+        "",
+        "How the rules were made: the tables and rules of `xlscore.estimator.checks` were "
+        "refined by reading the findings on both of these sets (mostly WMT22 dev, and the most "
+        "frequent findings on newstest), without fitting any threshold to the rater labels. "
+        "The figures are therefore in-sample and somewhat optimistic for precision; no held-out "
+        "MQM set with error spans was available.",
+        "",
         "Accuracy-like categories counted (this release has no `Accuracy/` prefix; these are "
         "the categories about meaning): " + ", ".join(f"`{c}`" for c in ACCURACY) + ". The "
-        "others present are about form: " + ", ".join(
-            f"`{c}`" for c in sorted(cats) if c not in ACCURACY) + ".", ""]
-    for label, sel in [("WMT21 newstest, machine translations (is_human_translation = 0)",
-                        [i for i, r in enumerate(news) if r["is_human_translation"] == "0"]),
-                       ("WMT21 newstest, all rows (machine + the two human references)",
-                        list(range(len(news))))]:
+        "others present are about form: "
+        + ", ".join(f"`{c}`" for c in sorted(cats) if c not in ACCURACY)
+        + ".",
+        "",
+    ]
+    for label, sel in [
+        (
+            "WMT21 newstest, machine translations (is_human_translation = 0)",
+            [i for i, r in enumerate(news) if r["is_human_translation"] == "0"],
+        ),
+        ("WMT21 newstest, all rows (machine + the two human references)", list(range(len(news)))),
+    ]:
         rows = [news[i] for i in sel]
         fs = [news_f[i] for i in sel]
         lines, base = newstest_rows(rows, fs)
-        body += [f"## {label}", "",
-                 f"{base['segments']} segments; base rate: any error "
-                 f"{pct(base['error'], base['segments'])}, accuracy-like error "
-                 f"{pct(base['accuracy'], base['segments'])}. Chance span precision (share of "
-                 f"words inside a span): any {base['words_err'] / base['words']:.3f}, "
-                 f"accuracy-like {base['words_acc'] / base['words']:.3f}.", "",
-                 "| check | findings | flagged segments (distinct sources) | segment precision "
-                 "(any error) | "
-                 "segment precision (accuracy-like) | span precision (any) | span precision "
-                 "(accuracy-like) |", "| --- | --- | --- | --- | --- | --- | --- |", *lines, "",
-                 "Recall-ish (share of the segments with such an error that the check flags):",
-                 "", "| check | segments with an error of its kind | flagged |",
-                 "| --- | --- | --- |", *recall_rows(rows, fs), ""]
+        body += [
+            f"## {label}",
+            "",
+            f"{base['segments']} segments; base rate: any error "
+            f"{pct(base['error'], base['segments'])}, accuracy-like error "
+            f"{pct(base['accuracy'], base['segments'])}. Chance span precision (share of "
+            f"words inside a span): any {base['words_err'] / base['words']:.3f}, "
+            f"accuracy-like {base['words_acc'] / base['words']:.3f}.",
+            "",
+            "| check | findings | flagged segments (distinct sources) | segment precision "
+            "(any error) | "
+            "segment precision (accuracy-like) | span precision (any) | span precision "
+            "(accuracy-like) |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            *lines,
+            "",
+            "Recall-ish (share of the segments with such an error that the check flags):",
+            "",
+            "| check | segments with an error of its kind | flagged |",
+            "| --- | --- | --- |",
+            *recall_rows(rows, fs),
+            "",
+        ]
     lines, mcc_lines, base = wmt22(word, word_f)
-    body += ["## WMT22 word-level dev (BAD/OK tags)", "",
-             f"{base['segments']} segments; base rate: segments with a BAD token "
-             f"{pct(base['bad'], base['segments'])}; BAD tokens "
-             f"{pct(base['bad_tokens'], base['tokens'])} (the chance span precision).", "",
-             "| check | findings | flagged segments | segment precision | span precision |",
-             "| --- | --- | --- | --- | --- |", *lines, "",
-             "Word-level MCC over all tokens of the set (a token is tagged BAD when a finding's "
-             "span overlaps it):", "",
-             "| tagging rule | tokens tagged BAD | precision | recall | MCC |",
-             "| --- | --- | --- | --- | --- |", *mcc_lines, ""]
-    write_markdown("checks", "\n".join(body), title="Rule-based accuracy checks against MQM "
-                   "annotations")
+    body += [
+        "## WMT22 word-level dev (BAD/OK tags)",
+        "",
+        f"{base['segments']} segments; base rate: segments with a BAD token "
+        f"{pct(base['bad'], base['segments'])}; BAD tokens "
+        f"{pct(base['bad_tokens'], base['tokens'])} (the chance span precision).",
+        "",
+        "| check | findings | flagged segments | segment precision | span precision |",
+        "| --- | --- | --- | --- | --- |",
+        *lines,
+        "",
+        "Word-level MCC over all tokens of the set (a token is tagged BAD when a finding's "
+        "span overlaps it):",
+        "",
+        "| tagging rule | tokens tagged BAD | precision | recall | MCC |",
+        "| --- | --- | --- | --- | --- |",
+        *mcc_lines,
+        "",
+    ]
+    write_markdown(
+        "checks", "\n".join(body), title="Rule-based accuracy checks against MQM annotations"
+    )
 
 
 if __name__ == "__main__":

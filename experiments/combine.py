@@ -1,7 +1,7 @@
 """Would signals outside the estimator help its score? The estimator's held-out predictions
 (``estimator.py run``) blended with the multilingual e5 all-words BERTScore (``estimator.py
-baselines``) and with the explicit checks (xlscore.checks), the weights chosen on validation
-data only.
+baselines``) and with the explicit checks (xlscore.estimator.checks), the weights chosen on
+validation data only.
 
     python experiments/combine.py --data-dir ../shared/data --variant adq
 
@@ -14,6 +14,7 @@ negation of the source missing from the translation). The hand-written challenge
 scored with each fold's model and each fold's chosen weights. Writes
 ``experiments/results/combine-VARIANT.md``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,7 @@ from _results import write_markdown
 from estimator import CACHE, fold_split, load_sets
 from estimator_tables import fold_challenge
 
-from xlscore.evaluate import agreement
+from xlscore.evaluation.agreement import agreement
 
 E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
 CHECK_WEIGHTS = (0.0, 0.25, 0.5, 1.0)
@@ -36,15 +37,23 @@ STAT = {"news": "seg_kendall", "qe22": "global_spearman"}
 
 def reliable_findings(source: str, translation: str) -> int:
     """Findings of the checks that measured precise on machine output."""
-    from xlscore.checks import find_mismatches
+    from xlscore.estimator.checks import find_mismatches
 
-    return sum(1 for f in find_mismatches(source, translation, ("number", "negation"))
-               if f.check == "number" or f.span is None)
+    return sum(
+        1
+        for f in find_mismatches(source, translation, ("number", "negation"))
+        if f.check == "number" or f.span is None
+    )
 
 
 def stat(rows, pred, name: str, n_boot: int = 0):
-    a = agreement([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows],
-                  list(pred), n_boot=n_boot)
+    a = agreement(
+        [r.seg_id for r in rows],
+        [r.system for r in rows],
+        [r.human for r in rows],
+        list(pred),
+        n_boot=n_boot,
+    )
     return a[name]
 
 
@@ -52,10 +61,11 @@ def challenge_signals(folder: Path):
     """Estimator scores (from the fold's saved challenge predictions), e5 F1 and findings of
     the challenge set's good and bad translations."""
     from xlscore import XLScorer
-    from xlscore.challenge import read_challenge
+    from xlscore.evaluation.challenge import read_challenge
 
-    cases = read_challenge(Path(__file__).resolve().parent.parent / "data" / "challenge"
-                           / "challenge.tsv")
+    cases = read_challenge(
+        Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
+    )
     src, mt = [c.source for c in cases] * 2, [c.good for c in cases] + [c.bad for c in cases]
     cache = CACHE / "baselines" / f"e5-all-challenge-{len(cases)}.npy"
     if not cache.exists():
@@ -71,8 +81,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("--variant", required=True)
-    ap.add_argument("--qe22-variant", help="variant whose lodo-qe22 fold to use (default: "
-                                           "--variant), when --variant has no such fold")
+    ap.add_argument(
+        "--qe22-variant",
+        help="variant whose lodo-qe22 fold to use (default: "
+        "--variant), when --variant has no such fold",
+    )
     ap.add_argument("--suffix", default="r64b8", help="which predictions (full, r64b8)")
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
@@ -85,17 +98,24 @@ def main() -> None:
         if not (f.exists() and e5.exists()):
             raise SystemExit(f"missing {f} or {e5}: run estimator.py run / baselines first")
         rows = fold_split(sets, fold, cfg)[1]
-        data[fold] = (rows, np.load(f), np.load(e5),
-                      np.array([reliable_findings(r.source, r.translation) for r in rows]))
+        data[fold] = (
+            rows,
+            np.load(f),
+            np.load(e5),
+            np.array([reliable_findings(r.source, r.translation) for r in rows]),
+        )
     grid = list(itertools.product(E5_WEIGHTS, CHECK_WEIGHTS))
-    lines = ["| fold (test set) | weights (e5 F1, checks) chosen on | a | b | statistic | "
-             "estimator alone | blend | challenge: estimator alone | challenge: blend |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| fold (test set) | weights (e5 F1, checks) chosen on | a | b | statistic | "
+        "estimator alone | blend | challenge: estimator alone | challenge: blend |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for fold, other in (("lodo-news", "lodo-qe22"), ("lodo-qe22", "lodo-news")):
         v_rows, v_pred, v_e5, v_chk = data[other]
         v_stat = STAT[TEST[other]]
-        a, b = max(grid, key=lambda w: stat(v_rows, v_pred + w[0] * v_e5 - w[1] * v_chk,
-                                            v_stat).value)
+        a, b = max(
+            grid, key=lambda w: stat(v_rows, v_pred + w[0] * v_e5 - w[1] * v_chk, v_stat).value
+        )
         rows, pred, e5, chk = data[fold]
         name = STAT[TEST[fold]]
         alone = stat(rows, pred, name, 1000)
@@ -106,19 +126,29 @@ def main() -> None:
             n = len(cases)
             for k, s in enumerate((c_est, c_est + a * c_e5 - b * c_chk)):
                 ch[k] = f"{int((s[:n] > s[n:]).sum())}/{n}"
-        lines.append(f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
-                     f"({v_stat}) | {a:g} | {b:g} | {name} | "
-                     f"{alone} | {blend} | {ch[0]} | {ch[1]} |")
+        lines.append(
+            f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
+            f"({v_stat}) | {a:g} | {b:g} | {name} | "
+            f"{alone} | {blend} | {ch[0]} | {ch[1]} |"
+        )
         for extra in ("global_spearman", "sys_kendall") if TEST[fold] == "news" else ():
-            lines.append(f"| | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
-                         f"{stat(rows, pred + a * e5 - b * chk, extra, 1000)} | | |")
-    body = (f"Predictions `{args.suffix}`; 95% bootstrap intervals "
-            "over segments. Grid: a in " + ", ".join(f"{x:g}" for x in E5_WEIGHTS) + "; b in "
-            + ", ".join(f"{x:g}" for x in CHECK_WEIGHTS) + ". Challenge: raw scores (no flags "
-            "or foreign-word penalty on the estimator; the e5 F1 carries its own), good above "
-            "bad.\n\n" + "\n".join(lines))
-    write_markdown(f"combine-{args.variant}", body,
-                   title="Blending the estimator with the pipeline's signals")
+            lines.append(
+                f"| | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
+                f"{stat(rows, pred + a * e5 - b * chk, extra, 1000)} | | |"
+            )
+    body = (
+        f"Predictions `{args.suffix}`; 95% bootstrap intervals "
+        "over segments. Grid: a in "
+        + ", ".join(f"{x:g}" for x in E5_WEIGHTS)
+        + "; b in "
+        + ", ".join(f"{x:g}" for x in CHECK_WEIGHTS)
+        + ". Challenge: raw scores (no flags "
+        "or foreign-word penalty on the estimator; the e5 F1 carries its own), good above "
+        "bad.\n\n" + "\n".join(lines)
+    )
+    write_markdown(
+        f"combine-{args.variant}", body, title="Blending the estimator with the pipeline's signals"
+    )
 
 
 if __name__ == "__main__":

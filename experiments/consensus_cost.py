@@ -6,14 +6,15 @@ once), against the encoder forward pass over the same translations.
 
 Prints the two times and their ratio (about 2 minutes on 2 CPU cores).
 """
+
 from __future__ import annotations
 
 import argparse
 import time
 
 from xlscore import Encoder
-from xlscore.consensus import consensus_bertscore_groups
-from xlscore.evaluate import read_judgments
+from xlscore.evaluation.agreement import read_judgments
+from xlscore.metric.consensus import consensus_bertscore_groups
 
 
 def main() -> None:
@@ -35,8 +36,10 @@ def main() -> None:
     n_pairs = sum(len(c) * (len(c) - 1) // 2 for c in by_seg.values())
     print(f"{len(rows)} translations of {len(by_seg)} sources; {n_pairs} candidate pairs")
     print(f"e5 word vectors of the {len(uniq)} distinct translations: {t_embed:.1f} s")
-    print(f"consensus (all pairs, greedy matching): {t_cons:.1f} s = "
-          f"{t_cons / t_embed:.3f} x the embedding time")
+    print(
+        f"consensus (all pairs, greedy matching): {t_cons:.1f} s = "
+        f"{t_cons / t_embed:.3f} x the embedding time"
+    )
 
 
 if __name__ == "__main__":

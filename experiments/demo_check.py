@@ -5,6 +5,7 @@ consensus blend, ranking the four translations of each source together.
 
     python experiments/demo_check.py
 """
+
 from __future__ import annotations
 
 import csv
@@ -23,8 +24,10 @@ def _row(name: str, by: dict[str, dict[str, float]]) -> str:
     n = len(by)
     wins = {q: sum(v["good"] > v[q] for v in by.values()) for q in FLAWS}
     first = sum(max(v, key=v.get) == "good" for v in by.values())
-    return (f"| {name} | {wins['literal']}/{n} | {wins['omission']}/{n} | "
-            f"{wins['meaning']}/{n} | {first}/{n} |")
+    return (
+        f"| {name} | {wins['literal']}/{n} | {wins['omission']}/{n} | "
+        f"{wins['meaning']}/{n} | {first}/{n} |"
+    )
 
 
 def main() -> None:
@@ -35,8 +38,10 @@ def main() -> None:
     default = XLScorer.offline()
     paper = XLScorer.offline(estimator=None)
     blend = XLScorer.offline(estimator=None, consensus=True)
-    lines = ["| scorer | good > literal | good > omission | good > meaning error | "
-             "good ranked first |", "| --- | --- | --- | --- | --- |"]
+    lines = [
+        "| scorer | good > literal | good > omission | good > meaning error | good ranked first |",
+        "| --- | --- | --- | --- | --- |",
+    ]
 
     def by_id(results) -> dict[str, dict[str, float]]:
         by: dict[str, dict[str, float]] = defaultdict(dict)
@@ -47,16 +52,18 @@ def main() -> None:
     lines.append(_row("default (quality estimator)", by_id(default.score(sources, translations))))
     corpus = paper.prepare(sources, translations)
     for variant in ("anchors", "all"):
-        lines.append(_row(f"paper, variant {variant}",
-                          by_id(paper.score_prepared(corpus, variant))))
+        lines.append(
+            _row(f"paper, variant {variant}", by_id(paper.score_prepared(corpus, variant)))
+        )
     ranked: dict[str, dict[str, float]] = defaultdict(dict)
     for i in dict.fromkeys(r["id"] for r in rows):
         four = [r for r in rows if r["id"] == i]
         for t in blend.rank(four[0]["source"], [r["translation"] for r in four]):
             ranked[i][four[t.index]["quality"]] = t.score
     lines.append(_row("paper anchors + consensus, rank() of the four", ranked))
-    text = (f"Default: `{default.signature()}`\n\nPaper: `{paper.signature()}`\n\n"
-            + "\n".join(lines))
+    text = f"Default: `{default.signature()}`\n\nPaper: `{paper.signature()}`\n\n" + "\n".join(
+        lines
+    )
     write_markdown("demo_check", text, title="Demo data: good translation against each flaw")
 
 

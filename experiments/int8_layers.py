@@ -11,6 +11,7 @@ change (a negative mean: similarities drop across the board), and the seconds of
 beside float32's (the faster of two runs, interleaved). Run it with ``_results.AVX2_ENV`` set to
 time a plain AVX2 CPU. Writes experiments/results/int8_layers.md (``--output NAME``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,8 @@ import torch
 from _results import cpu_name, write_markdown
 
 from xlscore import Encoder
-from xlscore.bertscore import score_pairs
-from xlscore.evaluate import read_judgments
+from xlscore.evaluation.agreement import read_judgments
+from xlscore.metric.bertscore import score_pairs
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     import torch.ao.quantization as q
 
-    rows = read_judgments(args.data)[:args.pairs]
+    rows = read_judgments(args.data)[: args.pairs]
     src, mt = [r.source for r in rows], [r.translation for r in rows]
     enc = Encoder.load("pack:e5-small", layer=9, precision="fp32")
     model0 = enc.model
@@ -49,50 +50,85 @@ def main() -> None:
         enc.model = model0
         return score_pairs(a, b)[2], seconds
 
-    names = [n for n, m in model0.named_modules() if isinstance(m, torch.nn.Linear)
-             and ".layer." in n and int(n.split(".layer.")[1].split(".")[0]) < 9]
-    kinds = {"query": "attention.self.query", "key": "attention.self.key",
-             "value": "attention.self.value", "attention output": "attention.output.dense",
-             "feed-forward in": "intermediate.dense", "feed-forward out": "output.dense"}
+    names = [
+        n
+        for n, m in model0.named_modules()
+        if isinstance(m, torch.nn.Linear)
+        and ".layer." in n
+        and int(n.split(".layer.")[1].split(".")[0]) < 9
+    ]
+    kinds = {
+        "query": "attention.self.query",
+        "key": "attention.self.key",
+        "value": "attention.self.value",
+        "attention output": "attention.output.dense",
+        "feed-forward in": "intermediate.dense",
+        "feed-forward out": "output.dense",
+    }
 
     def of_kind(suffix: str) -> list[str]:
-        return [n for n in names if n.endswith(suffix)
-                and (suffix != "output.dense" or "attention" not in n)]
+        return [
+            n
+            for n in names
+            if n.endswith(suffix) and (suffix != "output.dense" or "attention" not in n)
+        ]
 
-    attention = sum((of_kind(kinds[k]) for k in ("query", "key", "value", "attention output")),
-                    [])
-    groups = {"every linear layer, per-tensor scales": (names, q.default_dynamic_qconfig),
-              "every linear layer, per-channel scales": (names, q.per_channel_dynamic_qconfig),
-              "attention only (feed-forward in float), per-channel": (
-                  attention, q.per_channel_dynamic_qconfig)}
+    attention = [
+        n for k in ("query", "key", "value", "attention output") for n in of_kind(kinds[k])
+    ]
+    groups = {
+        "every linear layer, per-tensor scales": (names, q.default_dynamic_qconfig),
+        "every linear layer, per-channel scales": (names, q.per_channel_dynamic_qconfig),
+        "attention only (feed-forward in float), per-channel": (
+            attention,
+            q.per_channel_dynamic_qconfig,
+        ),
+    }
     for kind, suffix in kinds.items():
         groups[f"{kind} only, per-channel"] = (of_kind(suffix), q.per_channel_dynamic_qconfig)
     for layer in range(9):
         groups[f"layer {layer} only, per-channel"] = (
-            [n for n in names if f".layer.{layer}." in n], q.per_channel_dynamic_qconfig)
+            [n for n in names if f".layer.{layer}." in n],
+            q.per_channel_dynamic_qconfig,
+        )
 
     ref, _ = f1(model0)
-    timed = {"every linear layer, per-tensor scales", "every linear layer, per-channel scales",
-             "attention only (feed-forward in float), per-channel"}
-    lines = ["| quantized | largest change | mean abs change | mean change | seconds "
-             "(float32 beside) |", "| --- | --- | --- | --- | --- |"]
+    timed = {
+        "every linear layer, per-tensor scales",
+        "every linear layer, per-channel scales",
+        "attention only (feed-forward in float), per-channel",
+    }
+    lines = [
+        "| quantized | largest change | mean abs change | mean change | seconds (float32 beside) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for label, (members, qconfig) in groups.items():
-        model = q.quantize_dynamic(copy.deepcopy(model0), {n: qconfig for n in members},
-                                   dtype=torch.qint8)
+        model = q.quantize_dynamic(
+            copy.deepcopy(model0), dict.fromkeys(members, qconfig), dtype=torch.qint8
+        )
         got, seconds = f1(model)
         speed = ""
-        if label in timed:      # the faster of two interleaved runs of each
+        if label in timed:  # the faster of two interleaved runs of each
             runs = [(f1(model)[1], f1(model0)[1]) for _ in range(2)]
             speed = f"{min(min(r[0] for r in runs), seconds):.1f} ({min(r[1] for r in runs):.1f})"
         d = got - ref
-        lines.append(f"| {label} | {d.abs().max():.4f} | {d.abs().mean():.4f} | "
-                     f"{d.mean():+.4f} | {speed} |")
+        lines.append(
+            f"| {label} | {d.abs().max():.4f} | {d.abs().mean():.4f} | {d.mean():+.4f} | {speed} |"
+        )
         print(lines[-1], flush=True)
-    write_markdown(args.output, "\n".join([
-        f"{len(rows)} newstest2021 MT pairs; F1 of e5@9 over all words; change against "
-        f"float32. {cpu_name()}, kernels at {torch.backends.cpu.get_cpu_capability()}, "
-        f"{torch.get_num_threads()} threads.", "", *lines]),
-        title="int8: which layers lose accuracy")
+    write_markdown(
+        args.output,
+        "\n".join(
+            [
+                f"{len(rows)} newstest2021 MT pairs; F1 of e5@9 over all words; change against "
+                f"float32. {cpu_name()}, kernels at {torch.backends.cpu.get_cpu_capability()}, "
+                f"{torch.get_num_threads()} threads.",
+                "",
+                *lines,
+            ]
+        ),
+        title="int8: which layers lose accuracy",
+    )
 
 
 if __name__ == "__main__":

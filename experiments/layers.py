@@ -21,6 +21,7 @@ defaults and for the curves' best layers, as a second look.
 
 Writes experiments/results/layers.md, layers.csv and layers.png.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,12 +30,11 @@ import time
 from _results import RESULTS, write_csv, write_markdown
 
 from xlscore import Encoder, Lexicon, XLScorer, packs
-from xlscore.evaluate import per_segment, read_judgments
-from xlscore.plots import layer_curves
+from xlscore.evaluation.agreement import per_segment, read_judgments
+from xlscore.report.plots import layer_curves
 from xlscore.scorer import PreparedCorpus
 
-
-SE = 0.015   # standard error of a mean per-segment Kendall over ~440 segments
+SE = 0.015  # standard error of a mean per-segment Kendall over ~440 segments
 
 
 def smoothed(curve: dict[int, float]) -> dict[int, float]:
@@ -69,14 +69,20 @@ def demo_wins(two: XLScorer, layers: tuple[int, int]) -> str:
     demo = Path(__file__).resolve().parent.parent / "data" / "demo" / "demo.tsv"
     with open(demo, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    scorer = XLScorer(en_model=two.en.with_layer(layers[0]), ru_model=two.ru.with_layer(layers[1]),
-                      lexicon=two.lexicon, estimator=None)
+    scorer = XLScorer(
+        en_model=two.en.with_layer(layers[0]),
+        ru_model=two.ru.with_layer(layers[1]),
+        lexicon=two.lexicon,
+        estimator=None,
+    )
     res = scorer.score([r["source"] for r in rows], [r["translation"] for r in rows])
     by: dict[str, dict[str, float]] = defaultdict(dict)
     for r, x in zip(rows, res):
         by[r["id"]][r["quality"]] = x.score
-    return ", ".join(f"{q} {sum(v['good'] > v[q] for v in by.values())}/12"
-                     for q in ("literal", "omission", "meaning"))
+    return ", ".join(
+        f"{q} {sum(v['good'] > v[q] for v in by.values())}/12"
+        for q in ("literal", "omission", "meaning")
+    )
 
 
 def main() -> None:
@@ -92,7 +98,7 @@ def main() -> None:
 
     rows = read_judgments(args.data)
     if args.limit:
-        keep = set(list(dict.fromkeys(r.seg_id for r in rows))[:args.limit])
+        keep = set(list(dict.fromkeys(r.seg_id for r in rows))[: args.limit])
         rows = [r for r in rows if r.seg_id in keep]
     seg, human, docs = [r.seg_id for r in rows], [r.human for r in rows], [r.doc for r in rows]
     lexicon = Lexicon.mueller7()
@@ -115,41 +121,54 @@ def main() -> None:
     d_en, d_ru = packs.get("minilm-en").default_layer, packs.get("e5-small").default_layer
     multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
     two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
-    anchors = two.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors   # words: layer-free
+    anchors = two.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors  # words: layer-free
     say("anchors found")
 
     def kendall(results) -> float:
         return per_segment(seg, human, [x.f1 for x in results])[0]
 
-    curves: dict[str, dict[int, float]] = {"e5 multilingual (both sides)": {},
-                                           f"e5 as Russian encoder (MiniLM at {d_en})": {},
-                                           f"MiniLM as English encoder (e5 at {d_ru})": {}}
+    curves: dict[str, dict[int, float]] = {
+        "e5 multilingual (both sides)": {},
+        f"e5 as Russian encoder (MiniLM at {d_en})": {},
+        f"MiniLM as English encoder (e5 at {d_ru})": {},
+    }
     names = list(curves)
     for L in e5_layers:
         corpus = PreparedCorpus(*pairs(src_e5, mt_e5, L, L), anchors)
         curves[names[0]][L] = kendall(multi.score_prepared(corpus, "anchors"))
         corpus = PreparedCorpus(*pairs(src_mini, mt_e5, d_en, L), anchors)
-        curves[names[1]][L] = kendall(two.score_cross_fitted(corpus, docs, "anchors",
-                                                             folds=args.folds, prior=False))
-        say(f"e5 layer {L}: multilingual {curves[names[0]][L]:+.4f}, "
-            f"Russian side {curves[names[1]][L]:+.4f}")
+        curves[names[1]][L] = kendall(
+            two.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
+        )
+        say(
+            f"e5 layer {L}: multilingual {curves[names[0]][L]:+.4f}, "
+            f"Russian side {curves[names[1]][L]:+.4f}"
+        )
     for L in mini_layers:
         corpus = PreparedCorpus(*pairs(src_mini, mt_e5, L, d_ru), anchors)
-        curves[names[2]][L] = kendall(two.score_cross_fitted(corpus, docs, "anchors",
-                                                             folds=args.folds, prior=False))
+        curves[names[2]][L] = kendall(
+            two.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
+        )
         say(f"MiniLM layer {L}: {curves[names[2]][L]:+.4f}")
 
     e5_both = {L: (curves[names[0]][L] + curves[names[1]][L]) / 2 for L in e5_layers}
     e5_pick, e5_tied = choose(e5_both, d_ru)
     mini_pick, mini_tied = choose(curves[names[2]], d_en)
     best = {names[0]: e5_pick, names[1]: e5_pick, names[2]: mini_pick}
-    layer_curves(curves, ylabel="mean per-segment Kendall (anchors variant)", marks=best,
-                 path=RESULTS / "layers.png",
-                 title="Layer study, WMT21 en-ru MQM newstest2021 (MT systems only)")
+    layer_curves(
+        curves,
+        ylabel="mean per-segment Kendall (anchors variant)",
+        marks=best,
+        path=RESULTS / "layers.png",
+        title="Layer study, WMT21 en-ru MQM newstest2021 (MT systems only)",
+    )
     lines = ["| layer | " + " | ".join(names) + " |", "| --- " * (len(names) + 1) + "|"]
     for L in e5_layers:
-        lines.append(f"| {L} | " + " | ".join(f"{curves[n][L]:+.4f}" if L in curves[n] else ""
-                                              for n in names) + " |")
+        lines.append(
+            f"| {L} | "
+            + " | ".join(f"{curves[n][L]:+.4f}" if L in curves[n] else "" for n in names)
+            + " |"
+        )
     best_pair = (smoothed_best(curves[names[2]]), smoothed_best(e5_both))
     chosen = (
         f"Best layer by 3-layer moving average: pack:e5-small {best_pair[1]} (mean of its two "
@@ -160,12 +179,22 @@ def main() -> None:
         f"chosen defaults: pack:minilm-en {mini_pick}, pack:e5-small {e5_pick}.\n\n"
         f"Demo check (anchors variant, good translation above the flawed one): defaults "
         f"({d_en}, {d_ru}): {demo_wins(two, (d_en, d_ru))}; curves' best {best_pair}: "
-        f"{demo_wins(two, best_pair)}.")
-    write_markdown("layers", f"{len(rows)} pairs, {len(set(seg))} segments; anchors variant, "
-                   "F1; two-encoder rows cross-fitted by document without prior.\n\n"
-                   + "\n".join(lines) + "\n\n" + chosen, title="Layer study")
-    write_csv("layers", ["layer"] + names,
-              [[L] + [curves[n].get(L, "") for n in names] for L in e5_layers])
+        f"{demo_wins(two, best_pair)}."
+    )
+    write_markdown(
+        "layers",
+        f"{len(rows)} pairs, {len(set(seg))} segments; anchors variant, "
+        "F1; two-encoder rows cross-fitted by document without prior.\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + chosen,
+        title="Layer study",
+    )
+    write_csv(
+        "layers",
+        ["layer", *names],
+        [[L] + [curves[n].get(L, "") for n in names] for L in e5_layers],
+    )
     say("done")
 
 

@@ -15,6 +15,7 @@ compare precisions only); the multilingual F1 involves no training. Run it with 
 variables (``_results.AVX2_ENV``) to measure on a plain AVX2 CPU, where ``auto`` is
 fp32. Writes experiments/results/precision.md (``--output NAME``: another name).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,8 @@ import numpy as np
 from _results import cpu_name, write_markdown
 
 from xlscore import Lexicon, XLScorer
-from xlscore.challenge import read_challenge, run_challenge
-from xlscore.evaluate import agreement, read_judgments
+from xlscore.evaluation.agreement import agreement, read_judgments
+from xlscore.evaluation.challenge import read_challenge, run_challenge
 
 CHALLENGE = Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
 
@@ -37,8 +38,14 @@ PRECISIONS = ("fp32", "auto", "int8")
 def _scorer(kind: str, precision: str) -> XLScorer:
     if kind == "default":
         return XLScorer.offline(precision=precision)
-    return XLScorer(multilingual="pack:e5-small", layer=9, variant="all", estimator=None,
-                    lexicon=Lexicon.mueller7(), precision=precision)
+    return XLScorer(
+        multilingual="pack:e5-small",
+        layer=9,
+        variant="all",
+        estimator=None,
+        lexicon=Lexicon.mueller7(),
+        precision=precision,
+    )
 
 
 def _scores(scorer: XLScorer, kind: str, rows) -> np.ndarray:
@@ -53,19 +60,26 @@ def main() -> None:
     ap.add_argument("--output", default="precision", help="results file name (no .md)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
-    sets = {"news": read_judgments(args.data_dir / "wmt21-enru-mqm-newstest2021.tsv"),
-            "qe22": read_judgments(args.data_dir / "wmt22-enru-mqm-dev.tsv")}
+    sets = {
+        "news": read_judgments(args.data_dir / "wmt21-enru-mqm-newstest2021.tsv"),
+        "qe22": read_judgments(args.data_dir / "wmt22-enru-mqm-dev.tsv"),
+    }
     cases = read_challenge(CHALLENGE)
-    lines = ["| scorer | precision | signature part | newstest per-seg Kendall | newstest "
-             "system Kendall | WMT22 dev Spearman | challenge: correct first (weakest "
-             "category) | largest change vs fp32 (newstest / WMT22) | seconds |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| scorer | precision | signature part | newstest per-seg Kendall | newstest "
+        "system Kendall | WMT22 dev Spearman | challenge: correct first (weakest "
+        "category) | largest change vs fp32 (newstest / WMT22) | seconds |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for kind in ("default", "multilingual"):
         exact: dict[str, np.ndarray] = {}
         for precision in PRECISIONS:
             scorer = _scorer(kind, precision)
-            part = (scorer.estimator.signature() if kind == "default"
-                    else "ru:" + scorer.signature().split("|ru:")[1].split("|")[0])
+            part = (
+                scorer.estimator.signature()
+                if kind == "default"
+                else "ru:" + scorer.signature().split("|ru:")[1].split("|")[0]
+            )
             t = time.perf_counter()
             got = {name: _scores(scorer, kind, rows) for name, rows in sets.items()}
             seconds = time.perf_counter() - t
@@ -73,29 +87,47 @@ def main() -> None:
                 exact = got
             stats = {}
             for name, rows in sets.items():
-                stats[name] = agreement([r.seg_id for r in rows], [r.system for r in rows],
-                                        [r.human for r in rows], got[name], n_boot=args.n_boot)
+                stats[name] = agreement(
+                    [r.seg_id for r in rows],
+                    [r.system for r in rows],
+                    [r.human for r in rows],
+                    got[name],
+                    n_boot=args.n_boot,
+                )
             change = " / ".join(f"{np.abs(got[n] - exact[n]).max():.4f}" for n in sets)
             table = run_challenge(scorer, cases)
             weakest = min(table, key=lambda k: table[k].wins / table[k].total)
-            challenge = (f"{sum(r.wins for r in table.values())}/{len(cases)} ({weakest} "
-                         f"{table[weakest].wins}/{table[weakest].total})")
-            lines.append(f"| {kind} | {precision} | `{part}` | {stats['news']['seg_kendall']} | "
-                         f"{stats['news']['sys_kendall']} | {stats['qe22']['global_spearman']} "
-                         f"| {challenge} | {change} | {seconds:.0f} |")
+            challenge = (
+                f"{sum(r.wins for r in table.values())}/{len(cases)} ({weakest} "
+                f"{table[weakest].wins}/{table[weakest].total})"
+            )
+            lines.append(
+                f"| {kind} | {precision} | `{part}` | {stats['news']['seg_kendall']} | "
+                f"{stats['news']['sys_kendall']} | {stats['qe22']['global_spearman']} "
+                f"| {challenge} | {change} | {seconds:.0f} |"
+            )
             print(lines[-1], flush=True)
             del scorer
     import torch
 
-    write_markdown(args.output, "\n".join([
-        f"{sum(len(r) for r in sets.values())} MT translations (newstest2021: "
-        f"{len(sets['news'])}, WMT22 dev: {len(sets['qe22'])}); 95% bootstrap intervals over "
-        f"segments ({args.n_boot} resamples); {len(cases)} challenge pairs. Seconds: scoring "
-        f"both MQM sets on this machine ({cpu_name()}, kernels at "
-        f"{torch.backends.cpu.get_cpu_capability()}, 2 CPU cores; model loading not timed). "
-        "The default's estimator was trained with newstest2021 left out (its newstest figures "
-        "are held out) and on the WMT22 dev set (there its rows compare precisions only).",
-        "", *lines]), title="Exact and fast arithmetic: agreement with MQM")
+    write_markdown(
+        args.output,
+        "\n".join(
+            [
+                f"{sum(len(r) for r in sets.values())} MT translations (newstest2021: "
+                f"{len(sets['news'])}, WMT22 dev: {len(sets['qe22'])}); 95% bootstrap intervals "
+                f"over segments ({args.n_boot} resamples); {len(cases)} challenge pairs. Seconds: "
+                f"scoring both MQM sets on this machine ({cpu_name()}, kernels at "
+                f"{torch.backends.cpu.get_cpu_capability()}, 2 CPU cores; model loading not "
+                "timed). The default's estimator was trained with newstest2021 left out (its "
+                "newstest figures are held out) and on the WMT22 dev set (there its rows compare "
+                "precisions only).",
+                "",
+                *lines,
+            ]
+        ),
+        title="Exact and fast arithmetic: agreement with MQM",
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ and the largest difference of any score from ``xlscore score``'s.
 
 Writes experiments/results/scale.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,12 +32,15 @@ from _results import write_markdown
 
 def build_pairs(data_dir: Path, n: int, work: Path) -> int:
     """Write ``pairs.jsonl`` (for batch) and ``src.txt``/``mt.txt`` (for score)."""
-    from xlscore.judgments import read_judgments
+    from xlscore.io.judgments import read_judgments
 
-    rows = [(j.source, j.translation)
-            for j in read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv")]
-    rows += [(j.source, j.translation)
-             for j in read_judgments(data_dir / "wmt19-enru-qe-it" / "train")]
+    rows = [
+        (j.source, j.translation)
+        for j in read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv")
+    ]
+    rows += [
+        (j.source, j.translation) for j in read_judgments(data_dir / "wmt19-enru-qe-it" / "train")
+    ]
     rows = [(" ".join(s.split()), " ".join(t.split())) for s, t in rows][:n]
     if len(rows) < n:
         raise SystemExit(f"only {len(rows)} pairs in the data")
@@ -57,32 +61,56 @@ def child(kind: str, work: Path, workers: int) -> None:
     t0 = time.perf_counter()
     out: dict = {"kind": kind, "workers": workers}
     if kind == "score":
-        from xlscore.cli import main
+        from xlscore.cli.main import main
 
-        main(["score", "-s", str(work / "src.txt"), "-t", str(work / "mt.txt"), "--format",
-              "json", "-o", str(work / "score.jsonl"), "--quiet"])
+        main(
+            [
+                "score",
+                "-s",
+                str(work / "src.txt"),
+                "-t",
+                str(work / "mt.txt"),
+                "--format",
+                "json",
+                "-o",
+                str(work / "score.jsonl"),
+                "--quiet",
+            ]
+        )
     else:
-        from xlscore.distributed import score_dataset
+        from xlscore.batch.distributed import score_dataset
 
-        s = score_dataset(work / "pairs.jsonl", work / f"batch{workers}", workers=workers,
-                          overwrite=True)
+        s = score_dataset(
+            work / "pairs.jsonl", work / f"batch{workers}", workers=workers, overwrite=True
+        )
         seen: dict[int, list[float]] = {}
-        for r in s.reports:                       # in the order the driver received them
+        for r in s.reports:  # in the order the driver received them
             seen.setdefault(r.worker_pid, []).append(r.peak_rss_mb)
-        out.update(workers_peak_mb={str(p): max(v) for p, v in seen.items()},
-                   workers_trace_mb={str(p): v for p, v in seen.items()},
-                   units_per_worker={str(p): len(v) for p, v in seen.items()},
-                   signature=s.signature)
+        out.update(
+            workers_peak_mb={str(p): max(v) for p, v in seen.items()},
+            workers_trace_mb={str(p): v for p, v in seen.items()},
+            units_per_worker={str(p): len(v) for p, v in seen.items()},
+            signature=s.signature,
+        )
     out["seconds"] = time.perf_counter() - t0
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(out))
 
 
 def run(kind: str, work: Path, workers: int = 0) -> dict:
-    cmd = [sys.executable, __file__, "--child", kind, "--work", str(work),
-           "--workers", str(workers)]
-    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ,
-                                                                  "PYTHONWARNINGS": "ignore"})
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        kind,
+        "--work",
+        str(work),
+        "--workers",
+        str(workers),
+    ]
+    r = subprocess.run(
+        cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}
+    )
     line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
     if r.returncode or line is None:
         raise SystemExit(f"{kind} failed:\n{r.stderr[-3000:]}")
@@ -125,8 +153,11 @@ def main() -> None:
     for w in (1, 2):
         results.append(run("batch", args.work, w))
     base = results[0]["seconds"]
-    rows = ["| run | wall s | rows/s | time vs score | peak memory (MB) | largest score "
-            "difference from score |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| run | wall s | rows/s | time vs score | peak memory (MB) | largest score "
+        "difference from score |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in results:
         if r["kind"] == "score":
             label, diff = "`xlscore score` (one process, 2 threads)", "—"
@@ -135,28 +166,37 @@ def main() -> None:
             worst, seen = compare(args.work, r["workers"])
             if seen != n:
                 raise SystemExit(f"batch with {r['workers']} workers wrote {seen} rows, not {n}")
-            label = (f"`xlscore batch --workers {r['workers']}` "
-                     f"({2 // r['workers']} thread(s) each)")
+            label = f"`xlscore batch --workers {r['workers']}` ({2 // r['workers']} thread(s) each)"
             diff = f"{worst:.1e}"
-            mem = ("workers " + ", ".join(f"{v:.0f}" for v in r["workers_peak_mb"].values())
-                   + f"; driver {r['peak_mb']:.0f}")
-        rows.append(f"| {label} | {r['seconds']:.0f} | {n / r['seconds']:.1f} | "
-                    f"{r['seconds'] / base:.2f}x | {mem} | {diff} |")
-    flat = ["| run | worker | units | peak RSS after each of its units (MB) |",
-            "|---|---|---|---|"]
+            mem = (
+                "workers "
+                + ", ".join(f"{v:.0f}" for v in r["workers_peak_mb"].values())
+                + f"; driver {r['peak_mb']:.0f}"
+            )
+        rows.append(
+            f"| {label} | {r['seconds']:.0f} | {n / r['seconds']:.1f} | "
+            f"{r['seconds'] / base:.2f}x | {mem} | {diff} |"
+        )
+    flat = ["| run | worker | units | peak RSS after each of its units (MB) |", "|---|---|---|---|"]
     for r in results[1:]:
         for pid, trace in r["workers_trace_mb"].items():
-            flat.append(f"| {r['workers']} worker(s) | pid {pid} | {r['units_per_worker'][pid]}"
-                        f" | {', '.join(f'{v:.0f}' for v in trace)} |")
+            flat.append(
+                f"| {r['workers']} worker(s) | pid {pid} | {r['units_per_worker'][pid]}"
+                f" | {', '.join(f'{v:.0f}' for v in trace)} |"
+            )
     cpu = os.cpu_count()
-    body = (f"{n:,} pairs ({min(n, 7378):,} newstest2021 MT outputs, the rest WMT19 IT, "
-            f"shuffled), "
-            f"default scorer, on this machine ({cpu} CPUs, no GPU). Each run is a fresh "
-            f"process, timed end to end (models loaded, Ray started, files read and "
-            f"written); both read the data twice (fit the corpus map, then score).\n\n"
-            + "\n".join(rows) + "\n\nMemory per worker as the job goes (2,000-row units; the "
-            "peak resident memory of the process so far, as each unit ends):\n\n"
-            + "\n".join(flat) + f"\n\nSignature: `{results[-1]['signature']}`\n")
+    body = (
+        f"{n:,} pairs ({min(n, 7378):,} newstest2021 MT outputs, the rest WMT19 IT, "
+        f"shuffled), "
+        f"default scorer, on this machine ({cpu} CPUs, no GPU). Each run is a fresh "
+        f"process, timed end to end (models loaded, Ray started, files read and "
+        f"written); both read the data twice (fit the corpus map, then score).\n\n"
+        + "\n".join(rows)
+        + "\n\nMemory per worker as the job goes (2,000-row units; the "
+        "peak resident memory of the process so far, as each unit ends):\n\n"
+        + "\n".join(flat)
+        + f"\n\nSignature: `{results[-1]['signature']}`\n"
+    )
     write_markdown("scale", body, title="Scale-out: xlscore score vs xlscore batch on Ray")
 
 

@@ -3,10 +3,11 @@ model with its delta compressed as the package ships it (rank 64, int8) and the 
 weight that ``combine.py`` chose on validation data.
 
     python experiments/ship.py --variant adq2 --fold lodo-news --similarity-weight 10 \\
-        --name adq-e5s -o xlscore/estimators/adq-e5s.safetensors
+        --name adq-e5s -o xlscore/estimator/weights/adq-e5s.safetensors
 
-Prints the file's SHA-256 for :data:`xlscore.estimator.SHIPPED`.
+Prints the file's SHA-256 for :data:`xlscore.estimator.model.SHIPPED`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,8 @@ from pathlib import Path
 
 from estimator import CACHE
 
-from xlscore.estimator import QualityEstimator
-from xlscore.training import Recipe
+from xlscore.estimator.model import QualityEstimator
+from xlscore.estimator.training import Recipe
 
 
 def main() -> None:
@@ -24,16 +25,21 @@ def main() -> None:
     ap.add_argument("--variant", required=True)
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
-    ap.add_argument("--span-threshold", type=float,
-                    help="error probability from which a word is in a predicted span (default: "
-                         "the fold's recipe)")
+    ap.add_argument(
+        "--span-threshold",
+        type=float,
+        help="error probability from which a word is in a predicted span (default: "
+        "the fold's recipe)",
+    )
     ap.add_argument("--name", required=True, help="the estimator's name in signatures")
     ap.add_argument("--output", "-o", required=True, type=Path)
     args = ap.parse_args()
     source = CACHE / args.variant / args.fold / "full.safetensors"
     if not source.is_file():
-        raise SystemExit(f"{source} does not exist: run estimator.py run --variant "
-                         f"{args.variant} --folds {args.fold} first")
+        raise SystemExit(
+            f"{source} does not exist: run estimator.py run --variant "
+            f"{args.variant} --folds {args.fold} first"
+        )
     model = QualityEstimator.load(source, precision="fp32")
     shipped = Recipe()
     model.recompress(shipped.delta_rank, shipped.delta_bits)

@@ -1,6 +1,7 @@
 """Run by tests/test_batch_cluster.py in a fresh Python process (a clean Ray state): start a
 simulated 3-node cluster, score a file twice -- cleanly, then killing one worker process
 mid-job -- and print what happened as one JSON line."""
+
 import json
 import os
 import signal
@@ -8,11 +9,11 @@ import sys
 
 
 def main(path: str, out: str, en: str, ru: str) -> None:
-    os.environ["RAY_AUTH_MODE"] = "disabled"        # a throwaway cluster on this machine
+    os.environ["RAY_AUTH_MODE"] = "disabled"  # a throwaway cluster on this machine
     import ray
     from ray.cluster_utils import Cluster
 
-    from xlscore.distributed import score_dataset
+    from xlscore.batch.distributed import score_dataset
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     for _ in range(2):
@@ -29,14 +30,23 @@ def main(path: str, out: str, en: str, ru: str) -> None:
                 os.kill(report.worker_pid, signal.SIGKILL)
                 killed.append(report.worker_pid)
 
-        faulty = score_dataset(path, f"{out}/faulty", scorer=config, workers=2,
-                               rows_per_file=6, on_unit=kill_a_worker)
+        faulty = score_dataset(
+            path, f"{out}/faulty", scorer=config, workers=2, rows_per_file=6, on_unit=kill_a_worker
+        )
     finally:
         ray.shutdown()
         cluster.shutdown()
-    print("RESULT " + json.dumps({
-        "nodes": nodes, "killed": killed, "units": [clean.units, faulty.units],
-        "faulty_reports": [[r.unit, r.worker_pid] for r in faulty.reports]}))
+    print(
+        "RESULT "
+        + json.dumps(
+            {
+                "nodes": nodes,
+                "killed": killed,
+                "units": [clean.units, faulty.units],
+                "faulty_reports": [[r.unit, r.worker_pid] for r in faulty.reports],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

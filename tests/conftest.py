@@ -1,6 +1,7 @@
 """Shared fixtures: tiny random encoders built here, the offline packs and the shipped estimator
 (loaded once per session, however a test asks for them), the demo data, the command line run
 in this process."""
+
 from __future__ import annotations
 
 import contextlib
@@ -20,43 +21,87 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
-PAPER_SENTENCE = ("Вдруг что-то выпало оттуда — большой, неровно сложенный кусок "
-                  "коричневой бумаги.")
+PAPER_SENTENCE = "Вдруг что-то выпало оттуда — большой, неровно сложенный кусок коричневой бумаги."
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory):
     """One cache for the whole run, away from the user's own (packs convert once per run)."""
-    if "XLSCORE_TEST_CACHE" in os.environ:   # reuse between local runs
+    if "XLSCORE_TEST_CACHE" in os.environ:  # reuse between local runs
         os.environ["XLSCORE_CACHE"] = os.environ["XLSCORE_TEST_CACHE"]
     else:
         os.environ["XLSCORE_CACHE"] = str(tmp_path_factory.mktemp("xlscore-cache"))
-    yield
+    return
 
 
-def _save_tiny(folder: Path, tokenizer_object, special: dict, *, layers: int, max_pos: int,
-               seed: int, vocab_size: int) -> Path:
+def _save_tiny(
+    folder: Path,
+    tokenizer_object,
+    special: dict,
+    *,
+    layers: int,
+    max_pos: int,
+    seed: int,
+    vocab_size: int,
+) -> Path:
     import torch
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer_object,
-                                   model_max_length=max_pos, **special)
-    config = BertConfig(vocab_size=vocab_size, hidden_size=32, num_hidden_layers=layers,
-                        num_attention_heads=4, intermediate_size=64,
-                        max_position_embeddings=max_pos, pad_token_id=0)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer_object, model_max_length=max_pos, **special
+    )
+    config = BertConfig(
+        vocab_size=vocab_size,
+        hidden_size=32,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=max_pos,
+        pad_token_id=0,
+    )
     torch.manual_seed(seed)
     BertModel(config).eval().save_pretrained(folder)
     fast.save_pretrained(folder)
     return folder
 
 
-WORDPIECE_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "неров", "##но", "сложен",
-                   "##ный", "кусок", "бумаги", ",", ".", "-", "—", "что", "то", "the", "cat",
-                   "##s", "sat", "on", "mat", "a", "b", "c", "d", "e", "x", "##x", "1", "2"]
+WORDPIECE_VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "неров",
+    "##но",
+    "сложен",
+    "##ный",
+    "кусок",
+    "бумаги",
+    ",",
+    ".",
+    "-",
+    "—",
+    "что",
+    "то",
+    "the",
+    "cat",
+    "##s",
+    "sat",
+    "on",
+    "mat",
+    "a",
+    "b",
+    "c",
+    "d",
+    "e",
+    "x",
+    "##x",
+    "1",
+    "2",
+]
 
 
-def make_wordpiece_bert(folder: Path, *, layers: int = 3, max_pos: int = 64,
-                        seed: int = 0) -> Path:
+def make_wordpiece_bert(folder: Path, *, layers: int = 3, max_pos: int = 64, seed: int = 0) -> Path:
     """A random 3-layer BERT with a small cased WordPiece vocabulary."""
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
@@ -66,38 +111,82 @@ def make_wordpiece_bert(folder: Path, *, layers: int = 3, max_pos: int = 64,
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
-    special = dict(unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]",
-                   mask_token="[MASK]")
-    return _save_tiny(folder, tok, special, layers=layers, max_pos=max_pos, seed=seed,
-                      vocab_size=len(vocab))
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", 2), ("[SEP]", 3)],
+    )
+    special = {
+        "unk_token": "[UNK]",
+        "pad_token": "[PAD]",
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "mask_token": "[MASK]",
+    }
+    return _save_tiny(
+        folder, tok, special, layers=layers, max_pos=max_pos, seed=seed, vocab_size=len(vocab)
+    )
 
 
-UNIGRAM_PIECES = ["<s>", "<pad>", "</s>", "<unk>", "\u2581", "\u2581неров", "но", "\u2581сложен",
-                  "ный", "\u2581кусок", ",", ".", "о,", "\u2581что", "-", "то", "\u2581the",
-                  "\u2581cat", "s", "\u2581a", "\u2581b", "\u2581x", "x", "\u2581с", "л", "о", "в"]
+UNIGRAM_PIECES = [
+    "<s>",
+    "<pad>",
+    "</s>",
+    "<unk>",
+    "\u2581",
+    "\u2581неров",
+    "но",
+    "\u2581сложен",
+    "ный",
+    "\u2581кусок",
+    ",",
+    ".",
+    "о,",
+    "\u2581что",
+    "-",
+    "то",
+    "\u2581the",
+    "\u2581cat",
+    "s",
+    "\u2581a",
+    "\u2581b",
+    "\u2581x",
+    "x",
+    "\u2581с",
+    "л",
+    "о",
+    "в",
+]
 
 
-def make_unigram_bert(folder: Path, *, layers: int = 2, max_pos: int = 64,
-                      seed: int = 1) -> Path:
+def make_unigram_bert(folder: Path, *, layers: int = 2, max_pos: int = 64, seed: int = 1) -> Path:
     """A random BERT with an XLM-R-style SentencePiece (Unigram, ``▁``) tokenizer. Its vocabulary
     has a piece ``о,`` that straddles a word and a comma."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
 
-    vocab = [(p, -float(len(UNIGRAM_PIECES) - i) / 10 if i > 3 else 0.0)
-             for i, p in enumerate(UNIGRAM_PIECES)]
+    vocab = [
+        (p, -float(len(UNIGRAM_PIECES) - i) / 10 if i > 3 else 0.0)
+        for i, p in enumerate(UNIGRAM_PIECES)
+    ]
     vocab = [(p, -1.0 if p == "о," else s) for p, s in vocab]
     tok = Tokenizer(models.Unigram(vocab, unk_id=3, byte_fallback=False))
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.decoder = decoders.Metaspace()
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
-        special_tokens=[("<s>", 0), ("</s>", 2)])
-    special = dict(bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>",
-                   cls_token="<s>", sep_token="</s>")
-    return _save_tiny(folder, tok, special, layers=layers, max_pos=max_pos, seed=seed,
-                      vocab_size=len(vocab))
+        single="<s> $A </s>",
+        pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", 0), ("</s>", 2)],
+    )
+    special = {
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+        "unk_token": "<unk>",
+        "pad_token": "<pad>",
+        "cls_token": "<s>",
+        "sep_token": "</s>",
+    }
+    return _save_tiny(
+        folder, tok, special, layers=layers, max_pos=max_pos, seed=seed, vocab_size=len(vocab)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -121,8 +210,13 @@ def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
 
     lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    return XLScorer(en_model=Encoder.load(wordpiece_dir), ru_model=Encoder.load(unigram_dir),
-                    lexicon=lex, alignment=ProcrustesAligner.identity(32), estimator=None)
+    return XLScorer(
+        en_model=Encoder.load(wordpiece_dir),
+        ru_model=Encoder.load(unigram_dir),
+        lexicon=lex,
+        alignment=ProcrustesAligner.identity(32),
+        estimator=None,
+    )
 
 
 # ---------------------------------------------------------------- the real models, loaded once
@@ -134,21 +228,21 @@ def _device_key(device) -> str | None:
     return None if device is None else str(device)
 
 
-def shared_encoder(spec: str, layer=None, device=None, *, precision: str = "auto",
-                   prefix=None):
+def shared_encoder(spec: str, layer=None, device=None, *, precision: str = "auto", prefix=None):
     """``Encoder.load(spec, ...)`` of a pack, loaded once per test session: every test that
     asks for the same pack with the same settings gets the same object (encoders are not
     changed by scoring). Another layer is a view of the loaded model (``with_layer``, what
     ``Encoder.load(spec, layer)`` gives too); precisions are told apart by what they mean
     here (``auto`` is ``fp32`` or ``bf16``, as the encoder itself records)."""
-    from xlscore.models import resolve_device
-    from xlscore.precision import resolve
+    from xlscore.encoders.models import resolve_device
+    from xlscore.encoders.precision import resolve
 
     dev = resolve_device(device)
     key = ("encoder", spec, str(dev), resolve(precision, dev), prefix)
     if key not in _MODELS:
-        _MODELS[key] = _REAL_LOADS["encoder"](spec, None, device, precision=precision,
-                                              prefix=prefix)
+        _MODELS[key] = _REAL_LOADS["encoder"](
+            spec, None, device, precision=precision, prefix=prefix
+        )
     enc = _MODELS[key]
     return enc if layer is None else enc.with_layer(layer)
 
@@ -163,7 +257,7 @@ def shared_estimator(spec: str = "default", *, device=None, precision: str = "au
 
 def _real_loads() -> dict:
     from xlscore import Encoder
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
     return {"encoder": Encoder.load, "estimator": QualityEstimator.load}
 
@@ -178,19 +272,27 @@ def shared_models():
     :func:`shared_estimator`), however deep in the library they are called (``XLScorer``,
     the command line); any other model (a folder, a trained file) loads as usual."""
     from xlscore import Encoder
-    from xlscore.estimator import QualityEstimator
+    from xlscore.estimator.model import QualityEstimator
 
     real_encoder, real_estimator = Encoder.__dict__["load"], QualityEstimator.__dict__["load"]
 
     def encoder_load(cls, spec, layer=None, device=None, **options):
-        if (cls is Encoder and isinstance(spec, str) and spec.startswith("pack:")
-                and set(options) <= {"precision", "prefix"}):
+        if (
+            cls is Encoder
+            and isinstance(spec, str)
+            and spec.startswith("pack:")
+            and set(options) <= {"precision", "prefix"}
+        ):
             return shared_encoder(spec, layer, device, **options)
         return real_encoder.__func__(cls, spec, layer, device, **options)
 
     def estimator_load(cls, spec="default", **options):
-        if (cls is QualityEstimator and isinstance(spec, str)
-                and not spec.endswith(".safetensors") and set(options) <= {"device", "precision"}):
+        if (
+            cls is QualityEstimator
+            and isinstance(spec, str)
+            and not spec.endswith(".safetensors")
+            and set(options) <= {"device", "precision"}
+        ):
             return shared_estimator(spec, **options)
         return real_estimator.__func__(cls, spec, **options)
 
@@ -238,12 +340,16 @@ def offline_scorer(**kwargs):
 
 # ---------------------------------------------------------------- the command line in-process
 #: Python's warning filters in a fresh interpreter (no -W, no dev mode)
-_PYTHON_DEFAULT_FILTERS = (("ignore", DeprecationWarning), ("ignore", PendingDeprecationWarning),
-                           ("ignore", ImportWarning), ("ignore", ResourceWarning))
+_PYTHON_DEFAULT_FILTERS = (
+    ("ignore", DeprecationWarning),
+    ("ignore", PendingDeprecationWarning),
+    ("ignore", ImportWarning),
+    ("ignore", ResourceWarning),
+)
 
 
 def run_cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """``xlscore ARGS`` run in this process through :func:`xlscore.cli.main`, the packs and
+    """``xlscore ARGS`` run in this process through :func:`xlscore.cli.main.main`, the packs and
     the shipped estimator shared with the session (:func:`shared_models`): the exit status
     (``main``'s return value, or argparse's ``SystemExit``), standard output and error as
     the console script would give them. Standard input, the warning filters and display,
@@ -254,25 +360,31 @@ def run_cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
     import numpy as np
     import torch
 
-    from xlscore.cli import main
+    from xlscore.cli.main import main
 
     argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()
     saved_stdin, saved_env = sys.stdin, dict(os.environ)
     rng = torch.random.get_rng_state(), random.getstate(), np.random.get_state()
     try:
-        with warnings.catch_warnings(), shared_models(), \
-                contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with (
+            warnings.catch_warnings(),
+            shared_models(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
             warnings.resetwarnings()
             for action, category in _PYTHON_DEFAULT_FILTERS:
                 warnings.filterwarnings(action, category=category)
-            sys.stdin = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")),
-                                         encoding="utf-8")
+            sys.stdin = io.TextIOWrapper(
+                io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8"
+            )
             try:
                 code = main(argv)
-            except SystemExit as exit_:          # argparse: usage errors, --help, --version
-                code = exit_.code if isinstance(exit_.code, int) else (
-                    0 if exit_.code is None else 1)
+            except SystemExit as exit_:  # argparse: usage errors, --help, --version
+                code = (
+                    exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+                )
                 if not isinstance(exit_.code, (int, type(None))):
                     print(exit_.code, file=sys.stderr)
     finally:
@@ -285,7 +397,7 @@ def run_cli(*args, stdin: str | None = None) -> subprocess.CompletedProcess:
         torch.random.set_rng_state(rng[0])
         random.setstate(rng[1])
         np.random.set_state(rng[2])
-    return subprocess.CompletedProcess(["xlscore"] + argv, code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(["xlscore", *argv], code, out.getvalue(), err.getvalue())
 
 
 def read_demo() -> list[dict]:

@@ -1,4 +1,5 @@
 """Procrustes alignment: recovery, streaming, priors, saving and loading."""
+
 import json
 import warnings
 
@@ -7,7 +8,7 @@ import pytest
 import torch
 
 from xlscore import AlignmentMismatchError, InputError, ProcrustesAligner
-from xlscore.alignment import IllPosedAlignmentWarning
+from xlscore.metric.alignment import IllPosedAlignmentWarning
 
 
 def random_orthonormal(rows, cols, seed):
@@ -27,14 +28,14 @@ def test_recovers_a_random_orthogonal_map(normalize):
     assert np.allclose(a.transform(torch.tensor(x)).numpy(), x @ q, atol=1e-5)
 
 
-@pytest.mark.parametrize("d_ru,d_en", [(16, 24), (24, 16)])
+@pytest.mark.parametrize(("d_ru", "d_en"), [(16, 24), (24, 16)])
 def test_recovers_a_semi_orthogonal_map_when_dimensions_differ(d_ru, d_en):
     rng = np.random.default_rng(2)
     q = random_orthonormal(d_ru, d_en, 3)
-    if d_ru < d_en:                  # Russian space embeds into the English one
+    if d_ru < d_en:  # Russian space embeds into the English one
         x = rng.standard_normal((400, d_ru))
         y = x @ q
-    else:                            # Russian data lives in a d_en-dimensional subspace
+    else:  # Russian data lives in a d_en-dimensional subspace
         y = rng.standard_normal((400, d_en))
         x = y @ q.T
     a = ProcrustesAligner(normalize=True).fit(x, y)
@@ -48,7 +49,7 @@ def test_streamed_fit_equals_one_shot_fit():
     one = ProcrustesAligner(center=True).fit(x, y)
     streamed = ProcrustesAligner(center=True)
     for i in range(0, 1000, 137):
-        streamed.partial_fit(x[i:i + 137], y[i:i + 137])
+        streamed.partial_fit(x[i : i + 137], y[i : i + 137])
     assert streamed.n_pairs_ == 1000
     assert np.allclose(one.W_, streamed.W_, atol=1e-10)
     assert np.allclose(one.mean_x_, streamed.mean_x_) and np.allclose(one.mean_y_, streamed.mean_y_)
@@ -89,23 +90,31 @@ def test_prior_regularises_small_fits_and_yields_to_data():
 
 
 def _described(aligner):
-    aligner.meta = {"kind": "corpus", "lexicon": "tsv:x",
-                    "encoders": {"en": {"model": "en", "layer": 3, "dim": 8, "fingerprint": "aaa"},
-                                 "ru": {"model": "ru", "layer": 2, "dim": 8, "fingerprint": "bbb"}}}
+    aligner.meta = {
+        "kind": "corpus",
+        "lexicon": "tsv:x",
+        "encoders": {
+            "en": {"model": "en", "layer": 3, "dim": 8, "fingerprint": "aaa"},
+            "ru": {"model": "ru", "layer": 2, "dim": 8, "fingerprint": "bbb"},
+        },
+    }
     return aligner
 
 
 def test_save_and_load_round_trip(tmp_path):
     rng = np.random.default_rng(10)
-    a = _described(ProcrustesAligner(center=True).fit(rng.standard_normal((50, 8)),
-                                                       rng.standard_normal((50, 8))))
+    a = _described(
+        ProcrustesAligner(center=True).fit(
+            rng.standard_normal((50, 8)), rng.standard_normal((50, 8))
+        )
+    )
     path = a.save(tmp_path / "map.npz")
     b = ProcrustesAligner.load(path, expect=a.meta["encoders"])
     assert np.array_equal(a.W_, b.W_) and b.center and b.n_pairs_ == 50
     assert b.meta["lexicon"] == "tsv:x" and b.digest == a.digest
     x = torch.randn(3, 8, dtype=torch.float64)
     assert torch.allclose(a.transform(x), b.transform(x))
-    b.partial_fit(rng.standard_normal((10, 8)), rng.standard_normal((10, 8)))   # keeps learning
+    b.partial_fit(rng.standard_normal((10, 8)), rng.standard_normal((10, 8)))  # keeps learning
     assert b.n_pairs_ == 60
 
 

@@ -1,6 +1,7 @@
 """``xlscore batch`` on a local 2-CPU Ray: the same numbers as ``xlscore score``, restarts
 that neither redo nor duplicate, bad rows flagged, refused options, nothing in the home
 folder."""
+
 import json
 import os
 import sys
@@ -9,15 +10,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import DEMO
-from xlscore.cli import main
-from xlscore.distributed import ray_session, score_dataset
+
+from xlscore.batch.distributed import ray_session, score_dataset
+from xlscore.cli.main import main
 from xlscore.errors import XLScoreError
 
 SOURCES = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
-ENGINES = {f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
-           for k in range(1, 5)}
+ENGINES = {
+    f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
+    for k in range(1, 5)
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,18 +53,25 @@ def demo_inputs(folder):
     folder.mkdir(parents=True, exist_ok=True)
 
     def rows(names):
-        return [{"source": s, "translation": ENGINES[e][i], "engine": e}
-                for i, s in enumerate(SOURCES) for e in names]
+        return [
+            {"source": s, "translation": ENGINES[e][i], "engine": e}
+            for i, s in enumerate(SOURCES)
+            for e in names
+        ]
 
-    (folder / "a.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
-                                            for r in rows(["engine1", "engine2"])),
-                                    encoding="utf-8")
-    (folder / "b.tsv").write_text("engine\tsource\ttranslation\n" + "".join(
-        f"{r['engine']}\t{r['source']}\t{r['translation']}\n" for r in rows(["engine3"])),
-        encoding="utf-8")
-    pq.write_table(pa.Table.from_pylist([{**r, "id": f"seg{i + 1}"}
-                                         for i, r in enumerate(rows(["engine4"]))]),
-                   folder / "c.parquet")
+    (folder / "a.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows(["engine1", "engine2"])),
+        encoding="utf-8",
+    )
+    (folder / "b.tsv").write_text(
+        "engine\tsource\ttranslation\n"
+        + "".join(f"{r['engine']}\t{r['source']}\t{r['translation']}\n" for r in rows(["engine3"])),
+        encoding="utf-8",
+    )
+    pq.write_table(
+        pa.Table.from_pylist([{**r, "id": f"seg{i + 1}"} for i, r in enumerate(rows(["engine4"]))]),
+        folder / "c.parquet",
+    )
     return folder
 
 
@@ -85,14 +95,43 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
     the command line, 2 workers, 20 rows per unit: every pair as `xlscore score` scores it."""
     inputs = demo_inputs(tmp_path / "in")
     out = tmp_path / "out"
-    assert main(["batch", str(inputs), "-o", str(out), "--workers", "2",
-                 "--rows-per-file", "7", "--quiet", "--fields", "all"]) == 0
+    assert (
+        main(
+            [
+                "batch",
+                str(inputs),
+                "-o",
+                str(out),
+                "--workers",
+                "2",
+                "--rows-per-file",
+                "7",
+                "--quiet",
+                "--fields",
+                "all",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "48 rows in 8 files" in err
     json_out = tmp_path / "score.jsonl"
-    assert main(["score", "-s", str(DEMO / "source.en"),
-                 *sum((["-t", str(DEMO / f"{e}.ru")] for e in ENGINES), []),
-                 "--format", "json", "-o", str(json_out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "-s",
+                str(DEMO / "source.en"),
+                *[arg for e in ENGINES for arg in ("-t", str(DEMO / f"{e}.ru"))],
+                "--format",
+                "json",
+                "-o",
+                str(json_out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
     local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
     signature = next(d["signature"] for d in lines if "system" in d)
@@ -104,8 +143,15 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
         got = batch[key]
         for col in ("score", "estimate", "f1", "precision", "recall", "foreign"):
             assert got[col] == pytest.approx(want[col], abs=1e-5), (key, col)
-        for col in ("n_anchors", "anchors", "flags", "unmatched_source", "foreign_words",
-                    "numbers_missing", "numbers_added"):
+        for col in (
+            "n_anchors",
+            "anchors",
+            "flags",
+            "unmatched_source",
+            "foreign_words",
+            "numbers_missing",
+            "numbers_added",
+        ):
             assert got[col] == want[col], (key, col)
         assert got["error"] is None
     meta = pq.read_schema(next(out.glob("part-*.parquet"))).metadata
@@ -125,10 +171,24 @@ def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys)
     assert "fitting the map" not in capsys.readouterr().err
     assert not (out / "_xlscore_map.npz").exists()
     json_out = tmp_path / "score.jsonl"
-    assert main(["score", "-s", str(DEMO / "source.en"),
-                 *sum((["-t", str(DEMO / f"{e}.ru")] for e in ENGINES), []),
-                 "--format", "json", "-o", str(json_out), "--quiet",
-                 "--fields", "score,evidence"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "-s",
+                str(DEMO / "source.en"),
+                *[arg for e in ENGINES for arg in ("-t", str(DEMO / f"{e}.ru"))],
+                "--format",
+                "json",
+                "-o",
+                str(json_out),
+                "--quiet",
+                "--fields",
+                "score,evidence",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
     local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
     batch = by_key(pq.read_table(out))
@@ -147,8 +207,9 @@ class Interrupt(Exception):
 
 def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tiny_config):
     inputs = demo_inputs(tmp_path / "in")
-    clean = score_dataset(inputs, tmp_path / "clean", scorer=tiny_config, workers=2,
-                          rows_per_file=5)
+    clean = score_dataset(
+        inputs, tmp_path / "clean", scorer=tiny_config, workers=2, rows_per_file=5
+    )
     assert clean.units == 11 and clean.skipped_units == 0
     seen = []
 
@@ -158,15 +219,22 @@ def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tin
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        score_dataset(inputs, tmp_path / "again", scorer=tiny_config, workers=2,
-                      rows_per_file=5, on_unit=stop_after_three)
+        score_dataset(
+            inputs,
+            tmp_path / "again",
+            scorer=tiny_config,
+            workers=2,
+            rows_per_file=5,
+            on_unit=stop_after_three,
+        )
     assert len(list((tmp_path / "again").glob("part-*.parquet"))) == 3
     written = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "again").glob("part-*")}
     written["_xlscore_map.npz"] = (tmp_path / "again" / "_xlscore_map.npz").stat().st_mtime_ns
-    resumed = score_dataset(inputs, tmp_path / "again", scorer=tiny_config, workers=2,
-                            rows_per_file=5)
+    resumed = score_dataset(
+        inputs, tmp_path / "again", scorer=tiny_config, workers=2, rows_per_file=5
+    )
     assert resumed.skipped_units == 3 and len(resumed.reports) == 8
-    for name, mtime in written.items():    # finished files and the map were not made again
+    for name, mtime in written.items():  # finished files and the map were not made again
         assert (tmp_path / "again" / name).stat().st_mtime_ns == mtime
     a, b = pq.read_table(tmp_path / "clean"), pq.read_table(tmp_path / "again")
     assert a.num_rows == b.num_rows == 48
@@ -174,22 +242,44 @@ def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tin
     assert np.allclose(a.column("score").to_numpy(), b.column("score").to_numpy(), atol=1e-6)
     # other settings into the same folder: refused, unless told to overwrite
     with pytest.raises(XLScoreError, match="holds the output of another job"):
-        score_dataset(inputs, tmp_path / "again", scorer={**tiny_config, "variant": "all"},
-                      rows_per_file=5)
-    again = score_dataset(inputs, tmp_path / "again", scorer={**tiny_config, "variant": "all"},
-                          rows_per_file=50, overwrite=True)
+        score_dataset(
+            inputs, tmp_path / "again", scorer={**tiny_config, "variant": "all"}, rows_per_file=5
+        )
+    again = score_dataset(
+        inputs,
+        tmp_path / "again",
+        scorer={**tiny_config, "variant": "all"},
+        rows_per_file=50,
+        overwrite=True,
+    )
     assert again.skipped_units == 0 and len(list((tmp_path / "again").glob("part-*"))) == 3
 
 
 def test_bad_rows_are_flagged_and_the_job_finishes(tmp_path, tiny_config, capsys):
     path = tmp_path / "in.jsonl"
-    good = json.dumps({"source": "The cat sat.", "translation": "Кот сидел."},
-                      ensure_ascii=False).encode()
-    path.write_bytes(b"\n".join([good, b'{"source": "x", "translation": "\xfe"}', good,
-                                 b"not json", good]) + b"\n")
-    code = main(["batch", str(path), "-o", str(tmp_path / "out"), "--quiet",
-                 "--en-model", tiny_config["en_model"], "--ru-model", tiny_config["ru_model"],
-                 "--estimator", "none", "--keep-text"])
+    good = json.dumps(
+        {"source": "The cat sat.", "translation": "Кот сидел."}, ensure_ascii=False
+    ).encode()
+    path.write_bytes(
+        b"\n".join([good, b'{"source": "x", "translation": "\xfe"}', good, b"not json", good])
+        + b"\n"
+    )
+    code = main(
+        [
+            "batch",
+            str(path),
+            "-o",
+            str(tmp_path / "out"),
+            "--quiet",
+            "--en-model",
+            tiny_config["en_model"],
+            "--ru-model",
+            tiny_config["ru_model"],
+            "--estimator",
+            "none",
+            "--keep-text",
+        ]
+    )
     assert code == 0
     err = capsys.readouterr().err
     assert "2 rows not scored" in err and "line 2: invalid UTF-8" in err
@@ -204,15 +294,19 @@ def test_settings_batch_cannot_reproduce_are_refused(tmp_path, tiny_config, caps
     for option in ("idf", "rescale"):
         with pytest.raises(XLScoreError, match=f"does not support {option}"):
             score_dataset(inputs, tmp_path / "o", scorer={**tiny_config, option: True})
-    assert main(["batch", str(inputs), "-o", str(tmp_path / "o"), "--estimator", "none",
-                 "--consensus"]) == 2
+    assert (
+        main(
+            ["batch", str(inputs), "-o", str(tmp_path / "o"), "--estimator", "none", "--consensus"]
+        )
+        == 2
+    )
     assert "refuses --consensus" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "nowhere.jsonl"), "-o", str(tmp_path / "o")]) == 2
     assert "nowhere.jsonl: no such file" in capsys.readouterr().err
 
 
 def test_without_ray_batch_says_how_to_install_it(tmp_path, monkeypatch, capsys):
-    from xlscore import distributed
+    from xlscore.batch import distributed
 
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(XLScoreError, match=r'pip install "xlscore\[ray\]"'):

@@ -3,6 +3,7 @@ worker process killed mid-job, its units retried, the output complete with no ro
 duplicated and equal to a clean run's. The cluster runs from a fresh Python process
 (``cluster_fault_job.py``), as a user's driver would, away from the Ray state of other
 tests."""
+
 import json
 import os
 import subprocess
@@ -18,15 +19,27 @@ def test_a_killed_worker_loses_and_duplicates_nothing(tmp_path, wordpiece_dir, u
     words = ["кусок", "бумага", "кот", "сложенный", "что-то", "стол"]
     with open(path, "w", encoding="utf-8") as fh:
         for i in range(96):
-            fh.write(json.dumps({"source": f"the cat sat on a mat {i} times",
-                                 "translation": f"{words[i % 6]} {words[(i * 5) % 6]} {i}",
-                                 "engine": "e"}, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "source": f"the cat sat on a mat {i} times",
+                        "translation": f"{words[i % 6]} {words[(i * 5) % 6]} {i}",
+                        "engine": "e",
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     home = tmp_path / "home"
     home.mkdir()
     job = Path(__file__).with_name("cluster_fault_job.py")
-    r = subprocess.run([sys.executable, str(job), str(path), str(tmp_path), str(wordpiece_dir),
-                        str(unigram_dir)], capture_output=True, text=True, timeout=600,
-                       env={**os.environ, "HOME": str(home)})
+    r = subprocess.run(
+        [sys.executable, str(job), str(path), str(tmp_path), str(wordpiece_dir), str(unigram_dir)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "HOME": str(home)},
+    )
     line = next((x for x in r.stdout.splitlines() if x.startswith("RESULT ")), None)
     assert r.returncode == 0 and line, r.stderr[-3000:]
     res = json.loads(line[7:])

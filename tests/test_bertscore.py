@@ -1,12 +1,13 @@
 """BERTScore arithmetic against a hand-computed example."""
+
 import math
 
 import pytest
 import torch
 
-from xlscore.bertscore import cosine_matrix, greedy_match, idf_weights, pad, rescale
+from xlscore.metric.bertscore import cosine_matrix, greedy_match, idf_weights, pad, rescale
 
-CAND = torch.tensor([[1.0, 0.0], [0.0, 2.0]])            # cos with REF rows:
+CAND = torch.tensor([[1.0, 0.0], [0.0, 2.0]])  # cos with REF rows:
 REF = torch.tensor([[3.0, 0.0], [1.0, 1.0], [0.0, -1.0]])  # [[1, .7071, 0], [0, .7071, -1]]
 S = 1 / math.sqrt(2)
 
@@ -14,12 +15,16 @@ S = 1 / math.sqrt(2)
 def single(cand, ref, cw=None, rw=None):
     c, cm = pad([cand], cand.shape[1])
     r, rm = pad([ref], ref.shape[1])
-    out = greedy_match(c, cm, r, rm, None if cw is None else cw[None], None if rw is None else rw[None])
+    out = greedy_match(
+        c, cm, r, rm, None if cw is None else cw[None], None if rw is None else rw[None]
+    )
     return [float(t[0]) for t in out]
 
 
 def test_cosine_matrix():
-    assert torch.allclose(cosine_matrix(CAND, REF), torch.tensor([[1, S, 0], [0, S, -1]]), atol=1e-6)
+    assert torch.allclose(
+        cosine_matrix(CAND, REF), torch.tensor([[1, S, 0], [0, S, -1]]), atol=1e-6
+    )
 
 
 def test_plain_precision_recall_f1():
@@ -30,7 +35,7 @@ def test_plain_precision_recall_f1():
 
 
 def test_idf_weighted():
-    p, r, f = single(CAND, REF, torch.tensor([2.0, 1.0]), torch.tensor([1.0, 1.0, 2.0]))
+    p, r, _f = single(CAND, REF, torch.tensor([2.0, 1.0]), torch.tensor([1.0, 1.0, 2.0]))
     assert p == pytest.approx((2 * 1 + 1 * S) / 3)
     assert r == pytest.approx((1 + S + 2 * 0) / 4)
 

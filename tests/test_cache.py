@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from xlscore import cache
+from xlscore.io import cache
 
 
 def _builder(calls):
@@ -12,6 +12,7 @@ def _builder(calls):
         (tmp / "sub").mkdir()
         (tmp / "sub" / "more.bin").write_bytes(b"\x00\x01")
         return {"made": "here"}
+
     return build
 
 
@@ -84,7 +85,7 @@ def test_atomic_write(tmp_path):
 
 
 def test_cache_root_is_the_platforms_user_cache_folder(monkeypatch, tmp_path):
-    from xlscore import cache
+    from xlscore.io import cache
 
     monkeypatch.delenv("XLSCORE_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))

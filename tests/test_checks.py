@@ -1,14 +1,15 @@
-"""Rule-based accuracy checks (xlscore.checks): each check fires on a clear error, stays silent
-on correct translations (the normalisation cases included), and never raises.
+"""Rule-based accuracy checks (xlscore.estimator.checks): each check fires on a clear error,
+stays silent on correct translations (the normalisation cases included), and never raises.
 
 All sentences here are written for these tests (no project data)."""
+
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlscore.checks import CHECKS, Finding, find_mismatches, name_matches, transliterate
+from xlscore.estimator.checks import CHECKS, Finding, find_mismatches, name_matches, transliterate
 
 
 def found(source: str, translation: str, check: str) -> list[Finding]:
@@ -63,7 +64,7 @@ NUMBERS_OK = [
 ]
 
 
-@pytest.mark.parametrize("source,translation", NUMBERS_OK)
+@pytest.mark.parametrize(("source", "translation"), NUMBERS_OK)
 def test_number_check_is_silent_on_equal_values(source, translation):
     assert found(source, translation, "number") == []
 
@@ -80,12 +81,12 @@ NUMBERS_WRONG = [
 ]
 
 
-@pytest.mark.parametrize("source,translation,pointed", NUMBERS_WRONG)
+@pytest.mark.parametrize(("source", "translation", "pointed"), NUMBERS_WRONG)
 def test_number_check_fires_on_a_different_value(source, translation, pointed):
     fs = found(source, translation, "number")
     assert fs and all(f.check == "number" for f in fs)
     if pointed is not None:
-        assert any(f.span and translation[f.span[0]:f.span[1]] == pointed for f in fs)
+        assert any(f.span and translation[f.span[0] : f.span[1]] == pointed for f in fs)
 
 
 def test_a_missing_source_number_points_at_nothing_in_the_translation():
@@ -93,29 +94,37 @@ def test_a_missing_source_number_points_at_nothing_in_the_translation():
     fs = found(source, "Полиция задержала людей.", "number")
     assert len(fs) == 1
     f = fs[0]
-    assert f.span is None and source[f.source_span[0]:f.source_span[1]] == "300"
+    assert f.span is None and source[f.source_span[0] : f.source_span[1]] == "300"
     assert f.message == "300 in the source, not in the translation"
 
 
 def test_an_extra_translation_number_points_at_it():
     translation = "Полиция задержала 300 человек."
     fs = found("Police arrested people.", translation, "number")
-    assert [translation[f.span[0]:f.span[1]] for f in fs] == ["300"]
+    assert [translation[f.span[0] : f.span[1]] for f in fs] == ["300"]
     assert fs[0].source_span is None
 
 
-@pytest.mark.parametrize("source,translation", [
-    ("The fine is $1,000.", "Штраф составляет 1000 фунтов стерлингов."),
-    ("It cost 40 million euros.", "Это стоило 40 млн долларов.")])
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        ("The fine is $1,000.", "Штраф составляет 1000 фунтов стерлингов."),
+        ("It cost 40 million euros.", "Это стоило 40 млн долларов."),
+    ],
+)
 def test_number_check_fires_on_a_different_currency(source, translation):
     fs = found(source, translation, "number")
     assert len(fs) == 1 and fs[0].span is not None and "in the translation" in fs[0].message
 
 
-@pytest.mark.parametrize("source,translation", [
-    ("The fine is $1,000.", "Штраф составляет 1000 долларов."),
-    ("It cost £40m.", "Это стоило 40 млн фунтов."),
-    ("It weighs 40 pounds.", "Он весит 40 фунтов.")])
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [
+        ("The fine is $1,000.", "Штраф составляет 1000 долларов."),
+        ("It cost £40m.", "Это стоило 40 млн фунтов."),
+        ("It weighs 40 pounds.", "Он весит 40 фунтов."),
+    ],
+)
 def test_number_check_is_silent_on_the_same_currency(source, translation):
     assert found(source, translation, "number") == []
 
@@ -134,15 +143,18 @@ NAMES_OK = [
     ("He was born in Washington.", "Он родился в Вашингтоне."),
     ("A new report by NATO was published.", "Опубликован новый доклад НАТО."),
     ("Downing Street declined to comment.", "На Даунинг-стрит отказались от комментариев."),
-    ("She spoke to President Macron on Monday.",
-     "В понедельник она поговорила с президентом Макроном."),
+    (
+        "She spoke to President Macron on Monday.",
+        "В понедельник она поговорила с президентом Макроном.",
+    ),
     ("The company YouTube removed it.", "Компания YouTube удалила его."),
 ]
 
 
-@pytest.mark.parametrize("source,translation", NAMES_OK)
+@pytest.mark.parametrize(("source", "translation"), NAMES_OK)
 def test_name_check_is_silent_when_names_are_copied_transliterated_or_translated(
-        source, translation):
+    source, translation
+):
     assert found(source, translation, "name") == []
 
 
@@ -156,34 +168,46 @@ def test_name_check_reports_a_missing_name():
     source = "He met Merkel in Boston."
     fs = found(source, "Он встретился с канцлером в Бостоне.", "name")
     assert len(fs) == 1 and fs[0].span is None
-    assert source[fs[0].source_span[0]:fs[0].source_span[1]] == "Merkel"
+    assert source[fs[0].source_span[0] : fs[0].source_span[1]] == "Merkel"
 
 
 def test_name_check_reports_a_wrong_country_and_points_at_it():
     translation = "Министр улетел во Францию."
     fs = found("The minister flew to Germany.", translation, "name")
-    assert {f.message for f in fs} == {"Germany in the source, not in the translation",
-                                       "Францию: name not in the source"}
-    pointed = [translation[f.span[0]:f.span[1]] for f in fs if f.span]
+    assert {f.message for f in fs} == {
+        "Germany in the source, not in the translation",
+        "Францию: name not in the source",
+    }
+    pointed = [translation[f.span[0] : f.span[1]] for f in fs if f.span]
     assert pointed == ["Францию"]
 
 
 def test_name_check_reports_a_name_the_source_lacks():
     translation = "Он встретился с Меркель в Бостоне и Чикаго."
     fs = found("He met Merkel in Boston.", translation, "name")
-    assert [translation[f.span[0]:f.span[1]] for f in fs] == ["Чикаго"]
+    assert [translation[f.span[0] : f.span[1]] for f in fs] == ["Чикаго"]
 
 
-@pytest.mark.parametrize("name,word", [("Boston", "Бостоне"), ("Merkel", "Меркель"),
-                                       ("Johnson", "Джонсона"), ("Chicago", "Чикаго"),
-                                       ("Thatcher", "Тэтчер"), ("Sheffield", "Шеффилде"),
-                                       ("Kennedy", "Кеннеди"), ("BBC", "Би-би-си")])
+@pytest.mark.parametrize(
+    ("name", "word"),
+    [
+        ("Boston", "Бостоне"),
+        ("Merkel", "Меркель"),
+        ("Johnson", "Джонсона"),
+        ("Chicago", "Чикаго"),
+        ("Thatcher", "Тэтчер"),
+        ("Sheffield", "Шеффилде"),
+        ("Kennedy", "Кеннеди"),
+        ("BBC", "Би-би-си"),
+    ],
+)
 def test_transliteration_matches_case_forms(name, word):
     assert name_matches(name, word)
 
 
-@pytest.mark.parametrize("name,word", [("Boston", "Бразилии"), ("Merkel", "Макрон"),
-                                       ("Johnson", "Джексона")])
+@pytest.mark.parametrize(
+    ("name", "word"), [("Boston", "Бразилии"), ("Merkel", "Макрон"), ("Johnson", "Джексона")]
+)
 def test_transliteration_rejects_other_names(name, word):
     assert not name_matches(name, word)
 
@@ -210,7 +234,7 @@ NEGATION_OK = [
 ]
 
 
-@pytest.mark.parametrize("source,translation", NEGATION_OK)
+@pytest.mark.parametrize(("source", "translation"), NEGATION_OK)
 def test_negation_check_is_silent_when_polarity_agrees(source, translation):
     assert found(source, translation, "negation") == []
 
@@ -219,17 +243,18 @@ def test_negation_check_reports_a_dropped_negation():
     source = "The museum will not open on Monday."
     fs = found(source, "Музей откроется в понедельник.", "negation")
     assert len(fs) == 1 and fs[0].span is None
-    assert source[fs[0].source_span[0]:fs[0].source_span[1]] == "not"
+    assert source[fs[0].source_span[0] : fs[0].source_span[1]] == "not"
 
 
 def test_negation_check_points_at_an_added_negation():
     translation = "Музей не откроется в понедельник."
     fs = found("The museum will open on Monday.", translation, "negation")
     assert len(fs) == 1 and fs[0].source_span is None
-    assert translation[fs[0].span[0]:fs[0].span[1]] == "не"
+    assert translation[fs[0].span[0] : fs[0].span[1]] == "не"
 
 
 # --- the API -------------------------------------------------------------------------------
+
 
 def test_checks_can_be_chosen_and_keep_their_order():
     source, translation = "He did not see 300 people in Boston.", "Он видел 30 человек в Бостоне."
@@ -241,21 +266,61 @@ def test_checks_can_be_chosen_and_keep_their_order():
     assert CHECKS == ("number", "name", "negation")
 
 
-@pytest.mark.parametrize("source,translation", [(None, "текст"), ("text", 5), ("", ""),
-                                                ("\x00\ud800", "\u0301\u200b")])
+@pytest.mark.parametrize(
+    ("source", "translation"),
+    [(None, "текст"), ("text", 5), ("", ""), ("\x00\ud800", "\u0301\u200b")],
+)
 def test_odd_input_gives_no_findings(source, translation):
     assert find_mismatches(source, translation) == []
 
 
 def _in_bounds(f: Finding, source: str, translation: str) -> bool:
-    return ((f.span is None or 0 <= f.span[0] <= f.span[1] <= len(translation))
-            and (f.source_span is None or 0 <= f.source_span[0] <= f.source_span[1] <= len(source)))
+    return (f.span is None or 0 <= f.span[0] <= f.span[1] <= len(translation)) and (
+        f.source_span is None or 0 <= f.source_span[0] <= f.source_span[1] <= len(source)
+    )
 
 
-_PIECES = st.sampled_from(["40,000", "1.2", "2.5bn", "7:45", "3 pm", "24/7", "COVID-19", "G7",
-                           "XIX", "three", "трёх", "млн", "тыс.", "half", "one", "Boston",
-                           "Бостоне", "U.S.", "США", "not", "не", "пришёл", "n't", "'s", " ",
-                           "-", "–", ".", ",", ":", "/", "$", "£", "°F", "\u00a0", "«", "»"])
+_PIECES = st.sampled_from(
+    [
+        "40,000",
+        "1.2",
+        "2.5bn",
+        "7:45",
+        "3 pm",
+        "24/7",
+        "COVID-19",
+        "G7",
+        "XIX",
+        "three",
+        "трёх",
+        "млн",
+        "тыс.",
+        "half",
+        "one",
+        "Boston",
+        "Бостоне",
+        "U.S.",
+        "США",
+        "not",
+        "не",
+        "пришёл",
+        "n't",
+        "'s",
+        " ",
+        "-",
+        "–",
+        ".",
+        ",",
+        ":",
+        "/",
+        "$",
+        "£",
+        "°F",
+        "\u00a0",
+        "«",
+        "»",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -267,8 +332,10 @@ def test_random_text_never_raises_and_spans_stay_in_bounds(source, translation):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_PIECES | st.text(max_size=4), max_size=25),
-       st.lists(_PIECES | st.text(max_size=4), max_size=25))
+@given(
+    st.lists(_PIECES | st.text(max_size=4), max_size=25),
+    st.lists(_PIECES | st.text(max_size=4), max_size=25),
+)
 def test_random_mixtures_of_tricky_pieces_never_raise(src_parts, tr_parts):
     source, translation = "".join(src_parts), "".join(tr_parts)
     for f in find_mismatches(source, translation):

@@ -1,7 +1,8 @@
-"""The command line end to end on data/demo: in this process through ``xlscore.cli.main``
+"""The command line end to end on data/demo: in this process through ``xlscore.cli.main.main``
 (:func:`conftest.run_cli`, the packs loaded once per session), and through the installed
 console script in a subprocess for what only a real process shows (the entry point, a closed
 pipe, exit statuses, nothing else on standard error)."""
+
 import csv
 import json
 import shutil
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import DEMO, read_demo, run_cli
 
 SRC = str(DEMO / "source.en")
@@ -21,13 +21,14 @@ ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
 def command() -> list[str]:
     """The ``xlscore`` console script of this environment."""
     exe = shutil.which("xlscore", path=str(Path(sys.executable).parent))
-    return [exe] if exe else [sys.executable, "-m", "xlscore.cli"]
+    return [exe] if exe else [sys.executable, "-m", "xlscore.cli.main"]
 
 
 def xlscore(*args, stdin=None):
     """Run the ``xlscore`` console script in a subprocess; returns the completed process."""
-    return subprocess.run(command() + [str(a) for a in args], input=stdin, capture_output=True,
-                          text=True, timeout=900)
+    return subprocess.run(
+        command() + [str(a) for a in args], input=stdin, capture_output=True, text=True, timeout=900
+    )
 
 
 def cli(*args, stdin=None):
@@ -53,8 +54,21 @@ def scored_tsv(tmp_path_factory):
     """The default scorer on the four engines, in chunks of 16 pairs (four segments: three
     chunks, so that a resumed run skips whole chunks and restarts inside one)."""
     out = tmp_path_factory.mktemp("score") / "all.tsv"
-    r = ok(cli("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []),
-               "--format", "tsv", "-o", out, "--quiet", "--chunk-size", "16"))
+    r = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            *[arg for e in ENGINES for arg in ("-t", e)],
+            "--format",
+            "tsv",
+            "-o",
+            out,
+            "--quiet",
+            "--chunk-size",
+            "16",
+        )
+    )
     return out, r
 
 
@@ -70,7 +84,7 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     for name, mean in systems.items():
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
-    assert "align:corpus#" in r.stderr           # the full signature, with the map's digest
+    assert "align:corpus#" in r.stderr  # the full signature, with the map's digest
     # the default: the estimator's prediction minus 10 x (1 - similarity), no consensus
     assert "|cons:no|" in lines[0] and "+10*sim:" in lines[0]
     for x in data:
@@ -80,18 +94,55 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
 
 
 def test_consensus_is_an_option_of_the_papers_score(tiny_models):
-    on = ok(cli("score", "-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []),
-                "--format", "tsv", "--quiet", "--estimator", "none", "--consensus",
-                *tiny_models))
-    two = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--format", "tsv",
-                 "--quiet", "--estimator", "none", "--consensus", *tiny_models))
+    on = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            *[arg for e in ENGINES[:3] for arg in ("-t", e)],
+            "--format",
+            "tsv",
+            "--quiet",
+            "--estimator",
+            "none",
+            "--consensus",
+            *tiny_models,
+        )
+    )
+    two = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "-t",
+            ENGINES[1],
+            "--format",
+            "tsv",
+            "--quiet",
+            "--estimator",
+            "none",
+            "--consensus",
+            *tiny_models,
+        )
+    )
     assert "|est:no|" in on.stdout and "|cons:0.6|" in on.stdout.splitlines()[0]
-    rows = [x for x in csv.DictReader(on.stdout.splitlines()[1:], delimiter="\t")
-            if x["segment"] != "system"]
-    assert rows and all(float(x["score"]) == pytest.approx(
-        0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6) for x in rows)
-    rows = [x for x in csv.DictReader(two.stdout.splitlines()[1:], delimiter="\t")
-            if x["segment"] != "system"]    # two engines: too few for a consensus
+    rows = [
+        x
+        for x in csv.DictReader(on.stdout.splitlines()[1:], delimiter="\t")
+        if x["segment"] != "system"
+    ]
+    assert rows and all(
+        float(x["score"])
+        == pytest.approx(0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6)
+        for x in rows
+    )
+    rows = [
+        x
+        for x in csv.DictReader(two.stdout.splitlines()[1:], delimiter="\t")
+        if x["segment"] != "system"
+    ]  # two engines: too few for a consensus
     assert rows and all(x["consensus"] == "" and x["score"] == x["f1"] for x in rows)
     both = cli("score", "-s", SRC, "-t", ENGINES[0], "--consensus")
     assert both.returncode == 2 and "consensus blends into the paper's score only" in both.stderr
@@ -100,9 +151,11 @@ def test_consensus_is_an_option_of_the_papers_score(tiny_models):
 def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     out, _ = scored_tsv
     # (F1 does not depend on the estimator; compare it across the runs)
-    tsv = {(int(x["segment"]), x["engine"]): float(x["f1"]) for x in
-           csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
-           if x["segment"] != "system"}
+    tsv = {
+        (int(x["segment"]), x["engine"]): float(x["f1"])
+        for x in csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
+        if x["segment"] != "system"
+    }
     r = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--quiet"))
     text = [ln.split() for ln in r.stdout.splitlines() if ln.strip()[:1].isdigit()]
     assert len(text) == 24
@@ -110,28 +163,88 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     assert all(abs(float(f[3]) - tsv[(int(f[0]), f[1])]) < 0.05 for f in text)
     assert "# system score engine1:" in r.stdout
     j = tmp_path / "x.jsonl"
-    ok(cli("score", "-s", SRC, "-t", ENGINES[0], "--format", "json", "-o", j, "--quiet",
-           "--alignment", "dictionary"))
+    ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "--format",
+            "json",
+            "-o",
+            j,
+            "--quiet",
+            "--alignment",
+            "dictionary",
+        )
+    )
     objs = [json.loads(x) for x in j.read_text(encoding="utf-8").splitlines()]
     assert "xlscore" in objs[0] and objs[-1]["system"] == "engine1"
-    assert {"segment", "engine", "score", "f1", "precision", "recall", "consensus", "n_anchors",
-            "anchors", "flags", "estimate", "unmatched_source", "foreign_words",
-            "numbers_missing", "numbers_added"} <= set(objs[1])
+    assert {
+        "segment",
+        "engine",
+        "score",
+        "f1",
+        "precision",
+        "recall",
+        "consensus",
+        "n_anchors",
+        "anchors",
+        "flags",
+        "estimate",
+        "unmatched_source",
+        "foreign_words",
+        "numbers_missing",
+        "numbers_added",
+    } <= set(objs[1])
     assert len(objs) == 1 + 12 + 1
 
 
 def test_score_reads_stdin_and_tables(tmp_path, tiny_models):
     table = tmp_path / "pairs.tsv"
     rows = read_demo()[:8]
-    table.write_text("src\tmt\n" + "".join(f"{r['source']}\t{r['translation']}\n" for r in rows),
-                     encoding="utf-8")
-    a = ok(cli("score", "-s", table, "--src-col", "src", "-t", table, "--mt-col", "mt",
-               "--format", "tsv", "--quiet", "--alignment", "dictionary", *tiny_models))
+    table.write_text(
+        "src\tmt\n" + "".join(f"{r['source']}\t{r['translation']}\n" for r in rows),
+        encoding="utf-8",
+    )
+    a = ok(
+        cli(
+            "score",
+            "-s",
+            table,
+            "--src-col",
+            "src",
+            "-t",
+            table,
+            "--mt-col",
+            "mt",
+            "--format",
+            "tsv",
+            "--quiet",
+            "--alignment",
+            "dictionary",
+            *tiny_models,
+        )
+    )
     src = tmp_path / "src.txt"
     src.write_text("".join(r["source"] + "\n" for r in rows), encoding="utf-8")
-    b = ok(cli("score", "-s", src, "-t", "-", "--format", "tsv", "--quiet",
-               "--alignment", "dictionary", *tiny_models,
-               stdin="".join(r["translation"] + "\n" for r in rows)))
+    b = ok(
+        cli(
+            "score",
+            "-s",
+            src,
+            "-t",
+            "-",
+            "--format",
+            "tsv",
+            "--quiet",
+            "--alignment",
+            "dictionary",
+            *tiny_models,
+            stdin="".join(r["translation"] + "\n" for r in rows),
+        )
+    )
     scores_a = [ln.split("\t")[2] for ln in a.stdout.splitlines()[2:10]]
     scores_b = [ln.split("\t")[2] for ln in b.stdout.splitlines()[2:10]]
     assert scores_a == scores_b and len(scores_a) == 8
@@ -143,9 +256,23 @@ def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
     part = tmp_path / "part.tsv"
     text = full.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
-    part.write_text("".join(lines[:2 + 4 * 5 + 2]) + lines[2 + 4 * 5 + 2][:9], encoding="utf-8")
-    r = ok(cli("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--format",
-               "tsv", "-o", part, "--quiet", "--resume", "--chunk-size", "16"))
+    part.write_text("".join(lines[: 2 + 4 * 5 + 2]) + lines[2 + 4 * 5 + 2][:9], encoding="utf-8")
+    r = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            *[arg for e in ENGINES for arg in ("-t", e)],
+            "--format",
+            "tsv",
+            "-o",
+            part,
+            "--quiet",
+            "--resume",
+            "--chunk-size",
+            "16",
+        )
+    )
     assert "resuming after segment 5 of 12" in r.stderr
     assert part.read_text(encoding="utf-8") == text
 
@@ -153,32 +280,75 @@ def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
 def test_resume_refuses_a_file_from_other_settings(scored_tsv, tmp_path):
     other = tmp_path / "other.tsv"
     shutil.copy(scored_tsv[0], other)
-    r = cli("score", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--format", "tsv",
-            "-o", other, "--resume", "--variant", "all", "--quiet")
+    r = cli(
+        "score",
+        "-s",
+        SRC,
+        *[arg for e in ENGINES for arg in ("-t", e)],
+        "--format",
+        "tsv",
+        "-o",
+        other,
+        "--resume",
+        "--variant",
+        "all",
+        "--quiet",
+    )
     assert r.returncode == 2 and "cannot resume" in r.stderr
 
 
 # ------------------------------------------------------------------ rank, fit, evaluate, plot
 def test_a_closed_pipe_is_not_an_error():
     """``xlscore score ... | head -1``: the reader goes away, xlscore stops quietly with 0."""
-    p = subprocess.Popen(command() + ["score", "-s", SRC, "-t", ENGINES[0], "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [*command(), "score", "-s", SRC, "-t", ENGINES[0], "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert p.stdout.readline().startswith(b"# xlscore:")
-    p.stdout.close()                  # before the rows are written
+    p.stdout.close()  # before the rows are written
     err = p.stderr.read()
     assert p.wait(timeout=900) == 0, err
     assert b"Error" not in err and b"Traceback" not in err
 
 
 def test_rank_prints_a_table_with_significance(tmp_path, tiny_models):
-    r = ok(cli("rank", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--segments",
-               "--n-boot", "200", "--quiet", "--variant", "all", *tiny_models))
+    r = ok(
+        cli(
+            "rank",
+            "-s",
+            SRC,
+            *[arg for e in ENGINES for arg in ("-t", e)],
+            "--segments",
+            "--n-boot",
+            "200",
+            "--quiet",
+            "--variant",
+            "all",
+            *tiny_models,
+        )
+    )
     out = r.stdout
     assert "Engines ranked by mean score over 12 segments" in out
     assert "Paired bootstrap" in out and out.count(" vs ") == 6
     assert "Per segment (best first):" in out and "signature: xlscore:0.1.0" in out
-    j = ok(cli("rank", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--format", "json",
-               "--n-boot", "100", "--quiet", *tiny_models))
+    j = ok(
+        cli(
+            "rank",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "-t",
+            ENGINES[1],
+            "--format",
+            "json",
+            "--n-boot",
+            "100",
+            "--quiet",
+            *tiny_models,
+        )
+    )
     doc = json.loads(j.stdout)
     assert {e["engine"] for e in doc["engines"]} == {"engine1", "engine2"}
     assert sum(e["wins"] for e in doc["engines"]) == 12 and len(doc["pairs"]) == 1
@@ -186,12 +356,22 @@ def test_rank_prints_a_table_with_significance(tmp_path, tiny_models):
 
 def test_fit_then_score_with_the_saved_map(tmp_path):
     path = tmp_path / "map.npz"
-    r = ok(cli("fit", "-s", SRC, *sum((["-t", e] for e in ENGINES), []), "--save", path,
-               "--quiet"))
+    r = ok(
+        cli(
+            "fit",
+            "-s",
+            SRC,
+            *[arg for e in ENGINES for arg in ("-t", e)],
+            "--save",
+            path,
+            "--quiet",
+        )
+    )
     assert "anchor pairs from 12 segments x 4 engine(s)" in r.stdout and path.exists()
     digest = r.stdout.split("digest ")[1].split()[0]
-    s = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format",
-               "tsv", "--quiet"))
+    s = ok(
+        cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format", "tsv", "--quiet")
+    )
     assert f"align:fixed#{digest}" in s.stdout.splitlines()[0]
     bad = cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--layer", "4,9")
     assert bad.returncode == 2 and "this alignment was fitted for en encoder" in bad.stderr
@@ -201,15 +381,36 @@ def test_fit_then_score_with_the_saved_map(tmp_path):
 def test_evaluate_on_judged_demo_data(tmp_path, tiny_models):
     data = tmp_path / "judged.tsv"
     rows = read_demo()
-    data.write_text("seg_id\tsystem\tsource\ttranslation\thuman_score\n" + "".join(
-        f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
-        f"{r['translation']}\t{-int(r['intended_rank'])}\n" for r in rows), encoding="utf-8")
+    data.write_text(
+        "seg_id\tsystem\tsource\ttranslation\thuman_score\n"
+        + "".join(
+            f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
+            f"{r['translation']}\t{-int(r['intended_rank'])}\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
     r = ok(cli("evaluate", "--data", data, "--n-boot", "100", "--quiet"))
     assert "48 translations, 4 systems, 12 segments" in r.stdout
     assert "per-segment Kendall" in r.stdout and "global Spearman" in r.stdout
     assert "the paper's method (anchor F1)" in r.stdout and "est:adq-e5s#" in r.stdout
-    j = ok(cli("evaluate", "--data", data, "--n-boot", "50", "--quiet", "--format", "json",
-               "--estimator", "none", "--folds", "3", *tiny_models))
+    j = ok(
+        cli(
+            "evaluate",
+            "--data",
+            data,
+            "--n-boot",
+            "50",
+            "--quiet",
+            "--format",
+            "json",
+            "--estimator",
+            "none",
+            "--folds",
+            "3",
+            *tiny_models,
+        )
+    )
     doc = json.loads(j.stdout)
     assert set(doc["metrics"]) == {"xlscore", "xlscore, map cross-fitted by document"}
     rep = doc["metrics"]["xlscore"]
@@ -220,37 +421,92 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
     """The training smoke test: a tiny random model, two tiny judged sets, one epoch."""
     data = tmp_path / "judged.tsv"
     rows = read_demo()
-    data.write_text("seg_id\tsystem\tsource\ttranslation\thuman_score\n" + "".join(
-        f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
-        f"{r['translation']}\t{-int(r['intended_rank'])}\n" for r in rows), encoding="utf-8")
+    data.write_text(
+        "seg_id\tsystem\tsource\ttranslation\thuman_score\n"
+        + "".join(
+            f"demo:doc{int(r['id']) % 3}:{r['id']}\t{r['quality']}\t{r['source']}\t"
+            f"{r['translation']}\t{-int(r['intended_rank'])}\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
     qe = tmp_path / "qe.tsv"
-    qe.write_text("seg_id\tsource\ttranslation\tmqm_score\n" + "".join(
-        f"q:{i}:{i}\t{r['source']}\t{r['translation']}\t{100 - 10 * i}\n"
-        for i, r in enumerate(rows[:10])), encoding="utf-8")
-    out = tmp_path / "models" / "tiny-qe.safetensors"      # a folder that does not exist yet
-    t = ok(cli("train", "--data", data, "--data", qe, "-o", out, "--base", unigram_dir,
-               "--epochs", "1", "--delta-rank", "2", "--similarity-weight", "2",
-               "--quiet"))
+    qe.write_text(
+        "seg_id\tsource\ttranslation\tmqm_score\n"
+        + "".join(
+            f"q:{i}:{i}\t{r['source']}\t{r['translation']}\t{100 - 10 * i}\n"
+            for i, r in enumerate(rows[:10])
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "models" / "tiny-qe.safetensors"  # a folder that does not exist yet
+    t = ok(
+        cli(
+            "train",
+            "--data",
+            data,
+            "--data",
+            qe,
+            "-o",
+            out,
+            "--base",
+            unigram_dir,
+            "--epochs",
+            "1",
+            "--delta-rank",
+            "2",
+            "--similarity-weight",
+            "2",
+            "--quiet",
+        )
+    )
     assert "saved" in t.stdout and "est:tiny-qe#" in t.stdout and out.exists()
-    assert not list(out.parent.glob("*.ckpt*"))          # the checkpoint is gone once saved
-    s = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "--estimator", out, "--format", "tsv",
-               "--quiet", "--alignment", "dictionary"))
+    assert not list(out.parent.glob("*.ckpt*"))  # the checkpoint is gone once saved
+    s = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "--estimator",
+            out,
+            "--format",
+            "tsv",
+            "--quiet",
+            "--alignment",
+            "dictionary",
+        )
+    )
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
     assert "+2*sim:pack:e5-small@9#" in s.stdout.splitlines()[0]
-    scores = [float(x["estimate"]) for x in csv.DictReader(s.stdout.splitlines()[1:],
-                                                             delimiter="\t")
-              if x["segment"] != "system"]
+    scores = [
+        float(x["estimate"])
+        for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")
+        if x["segment"] != "system"
+    ]
     assert len(scores) == 12 and len(set(scores)) > 1
-    e = ok(cli("evaluate", "--data", qe, "--estimator", out, "--alignment", "dictionary",
-               "--n-boot", "10", "--quiet"))
+    e = ok(
+        cli(
+            "evaluate",
+            "--data",
+            qe,
+            "--estimator",
+            out,
+            "--alignment",
+            "dictionary",
+            "--n-boot",
+            "10",
+            "--quiet",
+        )
+    )
     assert "was trained on" in e.stderr and "not how it does on unseen data" in e.stderr
     bad = cli("train", "--data", tmp_path / "none.tsv", "-o", out)
     assert bad.returncode == 2 and "none.tsv: no such file" in bad.stderr
     bad = cli("train", "--data", data, "-o", out, "--epochs", "0")
     assert bad.returncode == 2 and "recipe: epochs must be positive" in bad.stderr
     marks = tmp_path / "spans.tsv"
-    marks.write_text("seg_id\tsystem\ttranslation\tspans\nnone:1:1\tx\tабв\t[]\n",
-                     encoding="utf-8")
+    marks.write_text("seg_id\tsystem\ttranslation\tspans\nnone:1:1\tx\tабв\t[]\n", encoding="utf-8")
     bad = cli("train", "--data", data, "-o", out, "--errors", marks)
     assert bad.returncode == 2 and "spans.tsv: no judged translation" in bad.stderr
     marks.write_text("", encoding="utf-8")
@@ -261,8 +517,17 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
 def test_plot_alignment_writes_a_png(tmp_path):
     out = tmp_path / "fig.png"
     rows = [r for r in read_demo() if r["id"] == "9"]
-    ok(cli("plot", "alignment", "-s", rows[0]["source"],
-           *sum((["-t", r["translation"]] for r in rows), []), "-o", out))
+    ok(
+        cli(
+            "plot",
+            "alignment",
+            "-s",
+            rows[0]["source"],
+            *[arg for r in rows for arg in ("-t", r["translation"])],
+            "-o",
+            out,
+        )
+    )
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -296,7 +561,7 @@ def test_help_texts():
 
 
 # ------------------------------------------------------------------ errors
-@pytest.fixture()
+@pytest.fixture
 def bad_files(tmp_path):
     files = {}
     files["latin1"] = tmp_path / "latin1.ru"
@@ -310,26 +575,47 @@ def bad_files(tmp_path):
     return files
 
 
-@pytest.mark.parametrize("case,args,message", [
-    ("missing", ["score", "-s", "{tmp}/nope.en", "-t", ENGINES[0]], "nope.en: no such file"),
-    ("count", ["score", "-s", SRC, "-t", "{short}"],
-     "short.ru: 11 segments, but the source " + SRC + " has 12"),
-    ("empty", ["score", "-s", SRC, "-t", "{empty}"], "empty.ru: file is empty"),
-    ("utf8", ["score", "-s", SRC, "-t", "{latin1}"], "latin1.ru, line 3: invalid UTF-8"),
-    ("blank", ["rank", "-s", SRC, "-t", "{blank}", "-t", ENGINES[0]],
-     "blank.ru, line 2: empty segment"),
-    ("pack", ["score", "-s", SRC, "-t", ENGINES[0], "--en-model", "pack:nope"],
-     "unknown pack 'pack:nope'"),
-    ("model", ["score", "-s", SRC, "-t", ENGINES[0], "--ru-model", "{tmp}/no/model"],
-     "does not exist"),
-    ("resume", ["score", "-s", SRC, "-t", ENGINES[0], "--resume"], "--resume needs --output"),
-    ("one engine", ["rank", "-s", SRC, "-t", ENGINES[0]], "at least two translations files"),
-    ("layer", ["score", "-s", SRC, "-t", ENGINES[0], "--layer", "a"], "--layer 'a'"),
-    ("estimator", ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "{tmp}/no.safetensors"],
-     "no.safetensors does not exist"),
-    ("estimator name", ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "nope"],
-     "unknown estimator 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("case", "args", "message"),
+    [
+        ("missing", ["score", "-s", "{tmp}/nope.en", "-t", ENGINES[0]], "nope.en: no such file"),
+        (
+            "count",
+            ["score", "-s", SRC, "-t", "{short}"],
+            "short.ru: 11 segments, but the source " + SRC + " has 12",
+        ),
+        ("empty", ["score", "-s", SRC, "-t", "{empty}"], "empty.ru: file is empty"),
+        ("utf8", ["score", "-s", SRC, "-t", "{latin1}"], "latin1.ru, line 3: invalid UTF-8"),
+        (
+            "blank",
+            ["rank", "-s", SRC, "-t", "{blank}", "-t", ENGINES[0]],
+            "blank.ru, line 2: empty segment",
+        ),
+        (
+            "pack",
+            ["score", "-s", SRC, "-t", ENGINES[0], "--en-model", "pack:nope"],
+            "unknown pack 'pack:nope'",
+        ),
+        (
+            "model",
+            ["score", "-s", SRC, "-t", ENGINES[0], "--ru-model", "{tmp}/no/model"],
+            "does not exist",
+        ),
+        ("resume", ["score", "-s", SRC, "-t", ENGINES[0], "--resume"], "--resume needs --output"),
+        ("one engine", ["rank", "-s", SRC, "-t", ENGINES[0]], "at least two translations files"),
+        ("layer", ["score", "-s", SRC, "-t", ENGINES[0], "--layer", "a"], "--layer 'a'"),
+        (
+            "estimator",
+            ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "{tmp}/no.safetensors"],
+            "no.safetensors does not exist",
+        ),
+        (
+            "estimator name",
+            ["score", "-s", SRC, "-t", ENGINES[0], "--estimator", "nope"],
+            "unknown estimator 'nope'",
+        ),
+    ],
+)
 def test_errors_are_one_line_with_status_2(case, args, message, bad_files, tmp_path):
     args = [a.format(tmp=tmp_path, **bad_files) for a in args]
     r = cli(*args)

@@ -1,22 +1,29 @@
 """The cross-encoder's pieces: pair encoding with sides and offsets, and the alignment
 features computed from one pass's token states."""
+
 import pytest
 import torch
 
-from xlscore.crossencoder import (SOURCE, SPECIAL, TRANSLATION, CrossEncoder,
-                                  alignment_features, encode_pairs)
+from xlscore.estimator.crossencoder import (
+    SOURCE,
+    SPECIAL,
+    TRANSLATION,
+    CrossEncoder,
+    alignment_features,
+    encode_pairs,
+)
 
 
 def test_alignment_features_are_greedy_matching_statistics():
     # one pair: source pieces are unit vectors e0, e1; translation pieces e0 and (e1+e2)/√2
     h = torch.zeros(1, 6, 3)
-    h[0, 1, 0] = 1                                    # source piece 1
-    h[0, 2, 1] = 1                                    # source piece 2
-    h[0, 4, 0] = 1                                    # translation piece 1: matches exactly
-    h[0, 5, 1] = h[0, 5, 2] = 1                       # translation piece 2: cos 1/√2 with e1
+    h[0, 1, 0] = 1  # source piece 1
+    h[0, 2, 1] = 1  # source piece 2
+    h[0, 4, 0] = 1  # translation piece 1: matches exactly
+    h[0, 5, 1] = h[0, 5, 2] = 1  # translation piece 2: cos 1/√2 with e1
     side = torch.tensor([[SPECIAL, SOURCE, SOURCE, SPECIAL, TRANSLATION, TRANSLATION]])
     feats, best = alignment_features(h, side)
-    c = 2 ** -0.5
+    c = 2**-0.5
     p, r = (1 + c) / 2, (1 + c) / 2
     assert feats[0].tolist() == pytest.approx([p, r, 2 * p * r / (p + r), c, c], abs=1e-6)
     assert best[0].tolist() == pytest.approx([0, 0, 0, 0, 1, c], abs=1e-6)
@@ -29,8 +36,9 @@ def test_alignment_features_are_greedy_matching_statistics():
 
 def test_alignment_features_of_a_pair_without_a_side_are_zero():
     h = torch.randn(2, 4, 3)
-    side = torch.tensor([[SPECIAL, SOURCE, SOURCE, SPECIAL],
-                         [SPECIAL, TRANSLATION, SPECIAL, SPECIAL]])
+    side = torch.tensor(
+        [[SPECIAL, SOURCE, SOURCE, SPECIAL], [SPECIAL, TRANSLATION, SPECIAL, SPECIAL]]
+    )
     feats, best = alignment_features(h, side)
     assert torch.equal(feats, torch.zeros(2, 5)) and torch.isfinite(best).all()
 

@@ -1,24 +1,23 @@
 """The shipped quality estimator on the real pack: the file, its identity, and how the default
 scorer uses it on the demo data."""
+
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-import xlscore
 from conftest import offline_scorer, read_demo
+
 from xlscore import XLScoreError, XLScorer
-from xlscore.cache import sha256_file
-from xlscore.estimator import FLOOR, SHIPPED, QualityEstimator, shipped
+from xlscore.estimator.model import FLOOR, SHIPPED, QualityEstimator, shipped
+from xlscore.io.cache import sha256_file
 
 
 def test_the_shipped_file_is_small_and_matches_its_digest():
     s = shipped()
-    path = Path(xlscore.__file__).parent / s.file
+    path = s.path
     assert path.stat().st_size <= 10_000_000
     assert sha256_file(path) == s.sha256
-    total = sum((Path(xlscore.__file__).parent / x.file).stat().st_size for x in SHIPPED)
+    total = sum(x.path.stat().st_size for x in SHIPPED)
     assert total <= 10_000_000
 
 
@@ -35,15 +34,19 @@ def demo(default):
 
 
 def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
-    rows, res = demo
+    _rows, res = demo
     s = shipped()
     assert default.signature().startswith(f"xlscore:0.1.0|est:{s.name}#{s.sha256[:8]}@")
     # the shipped file blends in the multilingual similarity, and says so
     w = default.estimator.similarity_weight
     assert w == 10 and "+10*sim:pack:e5-small@9#" in default.signature()
-    assert all(r.estimate is not None and r.similarity is not None and
-               r.score == pytest.approx(r.estimate - w * (1 - r.similarity))
-               for r in res if not r.flags)
+    assert all(
+        r.estimate is not None
+        and r.similarity is not None
+        and r.score == pytest.approx(r.estimate - w * (1 - r.similarity))
+        for r in res
+        if not r.flags
+    )
     assert all(r.adequacy is not None for r in res)
     # the paper's method is still reported beside it
     assert all(-1 <= r.f1 <= 1 and r.n_anchors == len(r.anchors) for r in res)
@@ -55,8 +58,10 @@ def test_the_good_translation_wins_on_the_demo(demo):
     by = defaultdict(dict)
     for r, x in zip(rows, res):
         by[r["id"]][r["quality"]] = x.score
-    wins = {flaw: sum(v["good"] > v[flaw] for v in by.values())
-            for flaw in ("meaning", "omission", "literal")}
+    wins = {
+        flaw: sum(v["good"] > v[flaw] for v in by.values())
+        for flaw in ("meaning", "omission", "literal")
+    }
     print("good translation above:", wins)
     # measured when the estimator was shipped (README, experiments/results/demo_check.md): 12,
     # 12 and 5 of 12 — it notices meaning errors and omissions, but the similarity it blends
@@ -104,8 +109,13 @@ def test_evidence_reaches_the_result(demo):
     rows, res = demo
     omission = next(x for r, x in zip(rows, res) if r["id"] == "1" and r["quality"] == "omission")
     d = omission.to_dict()
-    assert {"estimate", "unmatched_source", "foreign_words", "numbers_missing",
-            "numbers_added"} <= set(d)
+    assert {
+        "estimate",
+        "unmatched_source",
+        "foreign_words",
+        "numbers_missing",
+        "numbers_added",
+    } <= set(d)
     assert isinstance(d["unmatched_source"], list)
 
 

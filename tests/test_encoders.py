@@ -1,14 +1,15 @@
 """Encoder mechanics on tiny random BERTs built in the tests."""
+
+import itertools
 import warnings
 
 import pytest
 import torch
+from conftest import make_wordpiece_bert
 
 from xlscore import Encoder, ModelError
+from xlscore.encoders.words import normalize_text, split_words
 from xlscore.errors import LongInputWarning
-from xlscore.words import normalize_text, split_words
-
-from conftest import make_wordpiece_bert
 
 
 def direct_hidden(enc: Encoder, text: str, layer: int) -> tuple[list[str], torch.Tensor]:
@@ -46,14 +47,14 @@ def test_piece_straddling_two_words_goes_to_both(unigram_dir):
     [wv] = enc.embed_words([text])
     assert wv.words == ["сло", ",", "x"]
     i = tokens.index("о,")
-    assert torch.allclose(wv.vectors[1], hidden[i], atol=1e-6)          # comma = that piece
+    assert torch.allclose(wv.vectors[1], hidden[i], atol=1e-6)  # comma = that piece
     word_pieces = [j for j, t in enumerate(tokens) if t in ("\u2581с", "л", "о,")]
     assert torch.allclose(wv.vectors[0], hidden[word_pieces].mean(0), atol=1e-6)
 
 
 def test_layer_numbering(wordpiece_dir):
     enc = Encoder.load(wordpiece_dir, precision="fp32")
-    assert enc.n_layers == 3 and enc.layer == 2          # default: three quarters of 3
+    assert enc.n_layers == 3 and enc.layer == 2  # default: three quarters of 3
     text = "the cat sat on the mat"
     for layer, resolved in [(0, 0), (1, 1), (3, 3), (-1, 3), (-4, 0)]:
         view = enc.with_layer(layer)
@@ -72,14 +73,22 @@ def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir,
     each pass has a shape fixed by the sentence's own length."""
     enc = Encoder.load(unigram_dir, precision=precision)
     assert enc.precision == precision
-    sents = ["сло, x", "the cats", "неровно сложенный кусок, a b", "x", "a", "the cats",
-             "что-то", "кусок " * 9]
+    sents = [
+        "сло, x",
+        "the cats",
+        "неровно сложенный кусок, a b",
+        "x",
+        "a",
+        "the cats",
+        "что-то",
+        "кусок " * 9,
+    ]
     ref = enc.embed_words(sents)
-    filler = [f"кусок {i} a" for i in range(70)]         # fills passes of the short widths
+    filler = [f"кусок {i} a" for i in range(70)]  # fills passes of the short widths
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(1)
-        crowded = enc.embed_words(filler + sents[::-1])[len(filler):][::-1]
+        crowded = enc.embed_words(filler + sents[::-1])[len(filler) :][::-1]
     finally:
         torch.set_num_threads(threads)
     alone = [enc.embed_words([s])[0] for s in sents]
@@ -104,9 +113,9 @@ def test_fast_precisions_stay_close_to_fp32(unigram_dir):
 def test_unknown_or_impossible_precision_is_refused(unigram_dir):
     with pytest.raises(ModelError, match="unknown precision 'int4'"):
         Encoder.load(unigram_dir, precision="int4")
-    with pytest.raises(ModelError, match="CPU only"):
-        from xlscore.precision import resolve
+    from xlscore.encoders.precision import resolve
 
+    with pytest.raises(ModelError, match="CPU only"):
         resolve("int8", torch.device("cuda"))
 
 
@@ -127,7 +136,7 @@ def test_text_is_normalised_before_embedding(wordpiece_dir):
 def test_long_sentence_is_windowed_with_a_warning(tmp_path):
     folder = make_wordpiece_bert(tmp_path / "short", max_pos=16)
     enc = Encoder.load(folder, layer=1)
-    words = ("a b c d e x " * 8).split()          # 48 words, 48 pieces; room for 14 per window
+    words = ("a b c d e x " * 8).split()  # 48 words, 48 pieces; room for 14 per window
     text = " ".join(words)
     with pytest.warns(LongInputWarning, match="overlapping windows"):
         [wv] = enc.embed_words([text])
@@ -147,7 +156,7 @@ def test_windows_cover_every_piece_once():
     for windows in ([(0, 10)], [(0, 10), (7, 17)], [(0, 10), (7, 17), (8, 18)]):
         owned = [Encoder._owned(windows, k) for k in range(len(windows))]
         assert owned[0][0] == 0 and owned[-1][1] == windows[-1][1]
-        for (s1, e1), (s2, e2) in zip(owned, owned[1:]):
+        for (s1, e1), (s2, _e2) in itertools.pairwise(owned):
             assert e1 == s2 and s1 <= e1
         for k, (s, e) in enumerate(owned):
             assert windows[k][0] <= s <= e <= windows[k][1]
@@ -170,7 +179,7 @@ def test_unknown_models_fail_with_a_clear_message(tmp_path):
     with pytest.raises(ModelError, match="cannot load model 'no-such-org/no-such-model'"):
         Encoder.load("no-such-org/no-such-model")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ModelError, match="cannot load model .*empty"):
+    with pytest.raises(ModelError, match=r"cannot load model .*empty"):
         Encoder.load(tmp_path / "empty")
 
 
@@ -193,8 +202,11 @@ def test_words_keep_their_original_spelling(wordpiece_dir):
     enc = Encoder.load(wordpiece_dir)
     text = normalize_text("Что-то  неровно,\tсложенный")
     [wv] = enc.embed_words([text])
-    assert [text[s:e] for s, e in wv.spans] == wv.words == ["Что", "-", "то", "неровно", ",",
-                                                              "сложенный"]
+    assert (
+        [text[s:e] for s, e in wv.spans]
+        == wv.words
+        == ["Что", "-", "то", "неровно", ",", "сложенный"]
+    )
 
 
 def test_several_layers_in_one_pass_equal_single_layers(wordpiece_dir):

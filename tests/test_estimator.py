@@ -1,5 +1,6 @@
 """The quality estimator's mechanics on a tiny random model: fit, predict, save, load,
 checkpoints, refusals. (The shipped estimator on the real pack: test_default_estimator.py.)"""
+
 import json
 from dataclasses import replace
 
@@ -8,24 +9,37 @@ import pytest
 import torch
 
 from xlscore import InputError, ModelError, XLScoreError
-from xlscore.estimator import QualityEstimator
-from xlscore.judgments import Judgment
-from xlscore.training import Recipe
+from xlscore.estimator.model import QualityEstimator
+from xlscore.estimator.training import Recipe
+from xlscore.io.judgments import Judgment
 
 WORDS_EN = ["the cat", "a cat sat", "the mat", "x b", "the cats sat on a mat"]
 WORDS_RU = ["кусок", "неровно сложенный", "что-то", "кусок бумаги", "сложенный кусок"]
 
 
 def _data():
-    news = [Judgment(f"n:d{i % 2}:{i}", f"s{k}", WORDS_EN[i], WORDS_RU[(i + k) % 5],
-                     float(-k - (i % 2))) for i in range(5) for k in range(3)]
+    news = [
+        Judgment(
+            f"n:d{i % 2}:{i}", f"s{k}", WORDS_EN[i], WORDS_RU[(i + k) % 5], float(-k - (i % 2))
+        )
+        for i in range(5)
+        for k in range(3)
+    ]
     single = [Judgment(f"q:{i}:{i}", "mt", WORDS_EN[i], WORDS_RU[i], float(i)) for i in range(5)]
     return [news, single]
 
 
 # the sentence head alone (the extended model below has the alignment features and word head)
-RECIPE = Recipe(epochs=2, batch_size=4, lr=1e-3, delta_rank=2, seed=1, synthetic=0.0,
-                features=False, word_weight=0.0)
+RECIPE = Recipe(
+    epochs=2,
+    batch_size=4,
+    lr=1e-3,
+    delta_rank=2,
+    seed=1,
+    synthetic=0.0,
+    features=False,
+    word_weight=0.0,
+)
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +83,7 @@ def test_bf16_is_close_to_fp32(trained):
 
 
 def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path, monkeypatch):
-    import xlscore.training as training
+    import xlscore.estimator.training as training
 
     whole = QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(_data())
     real, calls = training.batch_loss, {"n": 0}
@@ -84,27 +98,32 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
     monkeypatch.setattr(training, "batch_loss", dies_on_the_fifth)
     with pytest.raises(KeyboardInterrupt):
         QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(
-            _data(), checkpoint=ckpt, checkpoint_every=2)
+            _data(), checkpoint=ckpt, checkpoint_every=2
+        )
     from safetensors import safe_open
 
     with safe_open(str(ckpt), framework="pt") as fh:
         assert json.loads(fh.metadata()["xlscore_checkpoint"])["step"] == 4
-    assert list(tmp_path.iterdir()) == [ckpt]               # one file, no half-written rest
+    assert list(tmp_path.iterdir()) == [ckpt]  # one file, no half-written rest
     monkeypatch.setattr(training, "batch_loss", real)
     resumed = QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(
-        _data(), checkpoint=ckpt, checkpoint_every=2)
-    assert np.allclose(resumed.predict(WORDS_EN, WORDS_RU), whole.predict(WORDS_EN, WORDS_RU),
-                       atol=1e-5)
+        _data(), checkpoint=ckpt, checkpoint_every=2
+    )
+    assert np.allclose(
+        resumed.predict(WORDS_EN, WORDS_RU), whole.predict(WORDS_EN, WORDS_RU), atol=1e-5
+    )
     # the record saved in the file is the uninterrupted run's too
     assert resumed.meta["training"]["steps"] == whole.meta["training"]["steps"]
-    assert np.allclose(resumed.meta["training"]["epoch_loss"],
-                       whole.meta["training"]["epoch_loss"], atol=1e-5)
+    assert np.allclose(
+        resumed.meta["training"]["epoch_loss"], whole.meta["training"]["epoch_loss"], atol=1e-5
+    )
     with pytest.raises(XLScoreError, match="already trained"):
         resumed.fit(_data())
     (tmp_path / "bad.ckpt").write_bytes(b"\x00" * 64)
-    with pytest.raises(XLScoreError, match="checkpoint .*bad.ckpt cannot be read"):
-        QualityEstimator(str(unigram_dir), recipe=RECIPE).fit(_data(),
-                                                              checkpoint=tmp_path / "bad.ckpt")
+    with pytest.raises(XLScoreError, match=r"checkpoint .*bad\.ckpt cannot be read"):
+        QualityEstimator(str(unigram_dir), recipe=RECIPE).fit(
+            _data(), checkpoint=tmp_path / "bad.ckpt"
+        )
     other = replace(RECIPE, lr=2e-3)
     with pytest.raises(XLScoreError, match="written for other data or settings"):
         QualityEstimator(str(unigram_dir), recipe=other).fit(_data(), checkpoint=ckpt)
@@ -112,14 +131,19 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
 
 def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
 
-    from xlscore.training import remove_checkpoint
+    from xlscore.estimator.training import remove_checkpoint
 
     one = replace(RECIPE, delta_rank=0)
-    members = [QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s),
-                                precision="fp32").fit(_data()) for s in (1, 2)]
+    members = [
+        QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s), precision="fp32").fit(
+            _data()
+        )
+        for s in (1, 2)
+    ]
     ckpt = tmp_path / "soup.ckpt"
-    soup = QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2),
-                            precision="fp32").fit(_data(), checkpoint=ckpt)
+    soup = QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2), precision="fp32").fit(
+        _data(), checkpoint=ckpt
+    )
     assert soup.log.steps == sum(m.log.steps for m in members)
     params = [dict(m.model.named_parameters()) for m in members]
     for k, p in soup.model.named_parameters():
@@ -146,20 +170,25 @@ def test_loading_refuses_what_it_cannot_trust(trained, tmp_path, wordpiece_dir, 
     with safe_open(str(path), framework="pt") as fh:
         meta = json.loads(fh.metadata()["xlscore_estimator"])
     meta["base"] = str(wordpiece_dir)
-    save_file(tensors, str(tmp_path / "other.safetensors"),
-              metadata={"xlscore_estimator": json.dumps(meta)})
-    with pytest.raises(ModelError, match="was trained on .* with fingerprint"):
+    save_file(
+        tensors,
+        str(tmp_path / "other.safetensors"),
+        metadata={"xlscore_estimator": json.dumps(meta)},
+    )
+    with pytest.raises(ModelError, match=r"was trained on .* with fingerprint"):
         QualityEstimator.load(tmp_path / "other.safetensors")
     meta["base"] = str(trained.base)
-    save_file({k: v for k, v in tensors.items() if not k.startswith("head.")},
-              str(tmp_path / "headless.safetensors"),
-              metadata={"xlscore_estimator": json.dumps(meta)})
-    with pytest.raises(ModelError, match="lacks head.weight, head.bias"):
+    save_file(
+        {k: v for k, v in tensors.items() if not k.startswith("head.")},
+        str(tmp_path / "headless.safetensors"),
+        metadata={"xlscore_estimator": json.dumps(meta)},
+    )
+    with pytest.raises(ModelError, match=r"lacks head\.weight, head\.bias"):
         QualityEstimator.load(tmp_path / "headless.safetensors")
     (tmp_path / "junk.safetensors").write_bytes(b"\x00" * 40)
     with pytest.raises(ModelError, match="cannot read estimator file"):
         QualityEstimator.load(tmp_path / "junk.safetensors")
-    import xlscore.estimator as est
+    import xlscore.estimator.model as est
 
     fake = est.ShippedEstimator("fake", str(path), "0" * 64, str(trained.base))
     monkeypatch.setattr(est, "SHIPPED", (fake,))
@@ -198,21 +227,44 @@ def test_a_pair_longer_than_the_model_is_cut_with_a_warning(trained):
 
 
 # ---------------------------------------------------------------------- adequacy and word head
-EXTENDED = Recipe(epochs=3, batch_size=4, lr=1e-3, head_lr=1e-2, delta_rank=2, seed=1,
-                  features=True, word_weight=1.0, synthetic=0.5, synthetic_margin=0.5,
-                  span_threshold=0.3)
+EXTENDED = Recipe(
+    epochs=3,
+    batch_size=4,
+    lr=1e-3,
+    head_lr=1e-2,
+    delta_rank=2,
+    seed=1,
+    features=True,
+    word_weight=1.0,
+    synthetic=0.5,
+    synthetic_margin=0.5,
+    span_threshold=0.3,
+)
 
 
 def _marked():
     """The tiny data with error marks on every other news row (the first half of the
     translation, or none), and a DA set (ranking pairs only)."""
-    from xlscore.judgments import ErrorMark
+    from xlscore.io.judgments import ErrorMark
 
     news, single = _data()
-    news = [replace(r, errors=(ErrorMark(0, len(r.translation) // 2, "major"),) if i % 2
-                    else ()) for i, r in enumerate(news)]
-    da = [Judgment(f"da:x:{i}", f"s{k}", WORDS_EN[i], WORDS_RU[(i + 2 * k) % 5], 0.0,
-                   kind="da", raw=100.0 - 30 * k) for i in range(5) for k in range(3)]
+    news = [
+        replace(r, errors=(ErrorMark(0, len(r.translation) // 2, "major"),) if i % 2 else ())
+        for i, r in enumerate(news)
+    ]
+    da = [
+        Judgment(
+            f"da:x:{i}",
+            f"s{k}",
+            WORDS_EN[i],
+            WORDS_RU[(i + 2 * k) % 5],
+            0.0,
+            kind="da",
+            raw=100.0 - 30 * k,
+        )
+        for i in range(5)
+        for k in range(3)
+    ]
     return [news, single, da]
 
 
@@ -229,8 +281,12 @@ def test_the_extended_model_reports_parts_words_and_spans(extended, tmp_path):
     for e, text in zip(res, mt):
         assert e.base + e.adequacy == pytest.approx(e.score, abs=1e-5)
         assert e.words and all(0 <= w.probability <= 1 for w in e.words)
-        assert all(text[s.start:s.end] == s.text and s.severity in ("minor", "major")
-                   and s.probability >= EXTENDED.span_threshold for s in e.error_spans)
+        assert all(
+            text[s.start : s.end] == s.text
+            and s.severity in ("minor", "major")
+            and s.probability >= EXTENDED.span_threshold
+            for s in e.error_spans
+        )
     # trained, the adequacy layer is no longer the zero it starts from
     assert any(abs(e.adequacy) > 0 for e in res)
     assert extended.model.align_std.min() > 0
@@ -253,12 +309,13 @@ def test_extended_predictions_do_not_depend_on_company_or_order(extended):
 def test_spans_point_into_the_translation_as_given(extended):
     given = "  кусок\u00a0\u00a0бумаги\u00ad "
     [e] = extended.estimate(["the cat"], [given])
-    assert [given[w.start:w.end] for w in e.words] == ["кусок", "бумаги"]
-    assert all(given[s.start:s.end] == s.text for s in e.error_spans)
+    assert [given[w.start : w.end] for w in e.words] == ["кусок", "бумаги"]
+    assert all(given[s.start : s.end] == s.text for s in e.error_spans)
 
 
-def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, tmp_path, e5,
-                                                                      minilm):
+def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
+    trained, tmp_path, e5, minilm
+):
     from xlscore import Lexicon, XLScorer
 
     src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
@@ -278,11 +335,12 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(trained, 
     plain = XLScorer(multilingual=e5, lexicon=lexicon, variant="all", estimator=None)
     want = [r.score for r in plain.score(src, mt)]
     assert [r.similarity for r in res] == pytest.approx(want, abs=1e-6)
-    assert all(r.score == pytest.approx(r.estimate - 2.5 * (1 - r.similarity), abs=1e-9)
-               for r in res)
-    assert res[2].similarity < res[0].similarity      # untranslated: the foreign penalty
+    assert all(
+        r.score == pytest.approx(r.estimate - 2.5 * (1 - r.similarity), abs=1e-9) for r in res
+    )
+    assert res[2].similarity < res[0].similarity  # untranslated: the foreign penalty
     assert "+2.5*sim:pack:e5-small@9" in scorer.signature()
-    assert scorer._similarity_encoder() is e5          # the Russian encoder is reused
+    assert scorer._similarity_encoder() is e5  # the Russian encoder is reused
     d = res[0].to_dict()
     assert d["similarity"] == res[0].similarity
     assert type(res[0]).from_dict(d) == res[0]
@@ -300,15 +358,19 @@ def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
     with safe_open(str(path), framework="pt") as fh:
         meta = json.loads(fh.metadata()["xlscore_estimator"])
     meta["similarity_weight"] = -1
-    save_file(load_file(str(path)), str(tmp_path / "neg.safetensors"),
-              metadata={"xlscore_estimator": json.dumps(meta)})
+    save_file(
+        load_file(str(path)),
+        str(tmp_path / "neg.safetensors"),
+        metadata={"xlscore_estimator": json.dumps(meta)},
+    )
     with pytest.raises(ModelError, match="bad similarity_weight -1"):
         QualityEstimator.load(tmp_path / "neg.safetensors")
 
 
 def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp_path):
-    est = QualityEstimator(str(unigram_dir), recipe=replace(RECIPE, delta_rank=0),
-                           precision="fp32").fit(_data())
+    est = QualityEstimator(
+        str(unigram_dir), recipe=replace(RECIPE, delta_rank=0), precision="fp32"
+    ).fit(_data())
     full = est.predict(WORDS_EN, WORDS_RU)
     big = est.save(tmp_path / "full.safetensors").stat().st_size
     est.recompress(2, 8)
@@ -316,8 +378,9 @@ def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp
     assert small.stat().st_size < big and est.meta["recipe"]["delta_rank"] == 2
     again = QualityEstimator.load(small, precision="fp32")
     assert again.recipe.delta_rank == 2
-    assert np.allclose(again.predict(WORDS_EN, WORDS_RU), est.predict(WORDS_EN, WORDS_RU),
-                       atol=1e-6)
-    assert not np.array_equal(est.predict(WORDS_EN, WORDS_RU), full)   # rank 2 of 32 loses
+    assert np.allclose(
+        again.predict(WORDS_EN, WORDS_RU), est.predict(WORDS_EN, WORDS_RU), atol=1e-6
+    )
+    assert not np.array_equal(est.predict(WORDS_EN, WORDS_RU), full)  # rank 2 of 32 loses
     with pytest.raises(XLScoreError, match="not trained"):
         QualityEstimator(str(unigram_dir), recipe=RECIPE).recompress(2, 8)

@@ -1,5 +1,6 @@
 """Computing only some fields (xlscore.fields): the score stays the same bit for bit, what was
 not asked for is absent rather than wrong, and the CLI's cheap defaults work end to end."""
+
 import json
 
 import pytest
@@ -9,14 +10,18 @@ from xlscore.errors import XLScoreError
 from xlscore.fields import ALL, resolve_fields
 from xlscore.results import ScoreResult
 
-SOURCES = ["The company reported a profit of 5 million dollars in 2020.",
-           "He did not sign the agreement.",
-           "The weather was nice.",
-           "Maria called her brother yesterday."]
-TRANSLATIONS = ["Компания сообщила о прибыли в 5 миллионов долларов в 2020 году.",
-                "Он подписал соглашение.",
-                "The weather was nice.",              # untranslated: flagged
-                ""]                                     # empty: flagged, lowest score
+SOURCES = [
+    "The company reported a profit of 5 million dollars in 2020.",
+    "He did not sign the agreement.",
+    "The weather was nice.",
+    "Maria called her brother yesterday.",
+]
+TRANSLATIONS = [
+    "Компания сообщила о прибыли в 5 миллионов долларов в 2020 году.",
+    "Он подписал соглашение.",
+    "The weather was nice.",  # untranslated: flagged
+    "",
+]  # empty: flagged, lowest score
 
 
 def test_resolve_fields():
@@ -35,8 +40,9 @@ def scored():
     full = XLScorer.offline()
     out = {"all": full.score(SOURCES, TRANSLATIONS)}
     for fields in ("score", "score,evidence"):
-        scorer = XLScorer(en_model=full.en, ru_model=full.ru, estimator=full.estimator,
-                          fields=fields)
+        scorer = XLScorer(
+            en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields=fields
+        )
         out[fields] = scorer.score(SOURCES, TRANSLATIONS)
     return out
 
@@ -45,8 +51,7 @@ def test_score_is_identical_without_the_paper_columns(scored):
     for fields in ("score", "score,evidence"):
         for a, b in zip(scored["all"], scored[fields]):
             assert b.score == a.score
-            assert (b.estimate, b.adequacy, b.similarity) == (a.estimate, a.adequacy,
-                                                              a.similarity)
+            assert (b.estimate, b.adequacy, b.similarity) == (a.estimate, a.adequacy, a.similarity)
             assert b.error_spans == a.error_spans
             assert b.flags == a.flags and b.foreign == a.foreign
     assert "untranslated" in scored["score"][2].flags
@@ -56,14 +61,12 @@ def test_score_is_identical_without_the_paper_columns(scored):
 
 def test_fields_not_asked_for_are_absent(scored):
     for r in scored["score"]:
-        assert (r.precision, r.recall, r.f1, r.n_anchors, r.anchors) == (None, None, None,
-                                                                          None, ())
+        assert (r.precision, r.recall, r.f1, r.n_anchors, r.anchors) == (None, None, None, None, ())
         assert not any(r.evidence.__dict__.values())
     for r in scored["all"]:
         assert r.f1 is not None and r.n_anchors is not None
     # the evidence alone comes out as with everything computed
-    assert [r.evidence for r in scored["score,evidence"]] == \
-        [r.evidence for r in scored["all"]]
+    assert [r.evidence for r in scored["score,evidence"]] == [r.evidence for r in scored["all"]]
     assert "5" not in scored["all"][0].evidence.numbers_missing
     assert any(r.evidence.unmatched_source for r in scored["all"])
 
@@ -79,13 +82,11 @@ def test_results_without_paper_columns_round_trip(scored):
 
 def test_chunks_and_no_map_without_the_paper_columns(scored):
     base = XLScorer.offline()
-    scorer = XLScorer(en_model=base.en, ru_model=base.ru, estimator=base.estimator,
-                      fields="score")
+    scorer = XLScorer(en_model=base.en, ru_model=base.ru, estimator=base.estimator, fields="score")
     chunked = scorer.score(SOURCES, TRANSLATIONS, chunk_size=1)
     # (other chunk sizes agree to about 1e-6, as XLScorer.iter_score says)
-    assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]],
-                                                       abs=1e-5)
-    assert scorer.last_alignment is None        # no map was fitted
+    assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
+    assert scorer.last_alignment is None  # no map was fitted
     corpus = scorer._prepare_chunk(SOURCES[:1], TRANSLATIONS[:1], False)
     with pytest.raises(XLScoreError, match="without the paper's columns"):
         scorer.score_prepared(corpus)
@@ -109,21 +110,42 @@ def test_cli_fields(tmp_path):
     rows = [line.split("\t") for line in tsv.stdout.splitlines()[2:] if line[0].isdigit()]
     assert rows and all(r[3:6] == ["", "", ""] and r[7] == "" for r in rows)
     full = run_cli("score", "-s", src, "-t", mt, "--format", "tsv", "-q")
-    assert [r[2] for r in rows] == [line.split("\t")[2] for line in full.stdout.splitlines()[2:]
-                                    if line[0].isdigit()]
+    assert [r[2] for r in rows] == [
+        line.split("\t")[2] for line in full.stdout.splitlines()[2:] if line[0].isdigit()
+    ]
     text = run_cli("score", "-s", src, "-t", mt, "--fields", "score", "-q")
     assert text.returncode == 0 and "—" in text.stdout
     out = tmp_path / "s.jsonl"
-    assert run_cli("score", "-s", src, "-t", mt, "--format", "json", "--fields", "score",
-                   "-o", out, "-q").returncode == 0
+    assert (
+        run_cli(
+            "score", "-s", src, "-t", mt, "--format", "json", "--fields", "score", "-o", out, "-q"
+        ).returncode
+        == 0
+    )
     first = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     assert first["f1"] is None and first["score"] is not None
-    with open(out, "r+b") as fh:               # cut the file inside its third row
+    with open(out, "r+b") as fh:  # cut the file inside its third row
         data = fh.read()
         fh.seek(0)
         fh.truncate(data.index(b"\n", data.index(b'"segment": 3')) - 5)
-    assert run_cli("score", "-s", src, "-t", mt, "--format", "json", "--fields", "score",
-                   "-o", out, "--resume", "-q").returncode == 0
+    assert (
+        run_cli(
+            "score",
+            "-s",
+            src,
+            "-t",
+            mt,
+            "--format",
+            "json",
+            "--fields",
+            "score",
+            "-o",
+            out,
+            "--resume",
+            "-q",
+        ).returncode
+        == 0
+    )
     resumed = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()[1:]]
     assert [d["segment"] for d in resumed if "segment" in d] == list(range(1, 13))
     ranked = run_cli("rank", "-s", src, "-t", mt, "-t", DEMO / "engine2.ru", "-q")

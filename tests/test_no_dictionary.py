@@ -1,5 +1,6 @@
 """The default without Müller's dictionary: anchors from word alignment in e5's space, English
 words from the MiniLM pack's vocabulary, nothing but pip-installed packages."""
+
 import warnings
 from pathlib import Path
 
@@ -7,11 +8,11 @@ import pytest
 import torch
 from conftest import offline_scorer, read_demo, run_cli
 
-from xlscore import lexicon as lexicon_module
 from xlscore.errors import LexiconError, XLScoreError
-from xlscore.lexicon import Lexicon, NoDictionaryWarning
-from xlscore.translators import AlignmentTranslator, make_translator
-from xlscore.wordalign import align, mutual_best
+from xlscore.metric import lexicon as lexicon_module
+from xlscore.metric.lexicon import Lexicon, NoDictionaryWarning
+from xlscore.metric.translators import AlignmentTranslator, make_translator
+from xlscore.metric.wordalign import align, mutual_best
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
@@ -25,9 +26,7 @@ def no_dictionary(tmp_path, monkeypatch):
 
 
 def test_mutual_best_keeps_only_pairs_that_choose_each_other_above_the_floor():
-    sim = torch.tensor([[0.95, 0.90, 0.10],
-                        [0.93, 0.20, 0.10],
-                        [0.10, 0.10, 0.60]])
+    sim = torch.tensor([[0.95, 0.90, 0.10], [0.93, 0.20, 0.10], [0.10, 0.10, 0.60]])
     # row 1's best (column 0) prefers row 0; in the second round row 1 has nothing above 0.85
     assert mutual_best(sim, 0.85, 1) == [(0, 0)]
     assert mutual_best(sim, 0.85, 2) == [(0, 0)]
@@ -61,8 +60,10 @@ def test_lexicon_without_the_dictionary_falls_back_with_one_warning(no_dictionar
 
 def test_alignment_anchors_pair_translations_of_each_other(e5):
     tr = AlignmentTranslator()
-    src, mt = e5.embed_words(["The president visited the old school in May."])[0], \
-        e5.embed_words(["Президент посетил старую школу в мае."])[0]
+    src, mt = (
+        e5.embed_words(["The president visited the old school in May."])[0],
+        e5.embed_words(["Президент посетил старую школу в мае."])[0],
+    )
     lex = Lexicon.english_words()
     words = tr.pair_translations(src.words, src.vectors, mt.words, mt.vectors, lex.en_keys)
     assert "president" in words.get("Президент", set())
@@ -102,8 +103,7 @@ def test_cli_score_rank_and_report_without_the_dictionary(no_dictionary, tmp_pat
 
 def test_untranslated_and_empty_input_without_the_dictionary(no_dictionary):
     src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:2]
-    good = [r["translation"] for r in read_demo() if r["quality"] == "good"
-            and int(r["id"]) <= 2]
+    good = [r["translation"] for r in read_demo() if r["quality"] == "good" and int(r["id"]) <= 2]
     with pytest.warns(NoDictionaryWarning):
         scorer = offline_scorer(fields="score")
     copied = scorer.score(src, src)
@@ -141,8 +141,11 @@ def test_default_score_is_the_same_with_and_without_the_dictionary():
     from the same English word list whichever lexicon is loaded. ``unintelligible`` is a
     headword of Müller's dictionary and not a word of the list, ``government`` is both."""
     src = ["The invoice was unintelligible to the government."] * 3
-    mt = ["Счёт был unintelligible для government.", "Счёт был непонятен для правительства.",
-          "The invoice was unintelligible to the government."]
+    mt = [
+        "Счёт был unintelligible для government.",
+        "Счёт был непонятен для правительства.",
+        "The invoice was unintelligible to the government.",
+    ]
     assert "unintelligible" in Lexicon.mueller7().headwords
     assert "unintelligible" not in lexicon_module.english_word_list()[0]
     with_dict = offline_scorer(fields="score", lexicon="mueller7")
@@ -150,8 +153,10 @@ def test_default_score_is_the_same_with_and_without_the_dictionary():
     a, b = with_dict.score(src, mt), without.score(src, mt)
     assert [r.score for r in a] == [r.score for r in b]
     assert [r.foreign for r in a] == [r.foreign for r in b]
-    assert a[0].foreign == pytest.approx(1 / 5)          # government, not unintelligible
+    assert a[0].foreign == pytest.approx(1 / 5)  # government, not unintelligible
     assert "untranslated" in a[2].flags and a[2].score < a[1].score
-    words = [next(p for p in s.signature().split("|") if p.startswith("words:"))
-             for s in (with_dict, without)]
+    words = [
+        next(p for p in s.signature().split("|") if p.startswith("words:"))
+        for s in (with_dict, without)
+    ]
     assert words[0] == words[1] and words[0].startswith("words:english-words#")

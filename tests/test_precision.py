@@ -1,10 +1,18 @@
-"""Pass shapes and precision names (xlscore.precision)."""
+"""Pass shapes and precision names (xlscore.encoders.precision)."""
+
 import pytest
 import torch
 
 from xlscore import ModelError
-from xlscore.precision import (PRECISIONS, WIDTH_STEP, autocast_dtype, batch_shape, padded,
-                               plan_passes, resolve)
+from xlscore.encoders.precision import (
+    PRECISIONS,
+    WIDTH_STEP,
+    autocast_dtype,
+    batch_shape,
+    padded,
+    plan_passes,
+    resolve,
+)
 
 
 def test_batch_shape_depends_only_on_the_length():
@@ -24,8 +32,9 @@ def test_passes_cover_every_sequence_once_in_a_plan_that_ignores_input_order():
         assert 0 < len(m) <= rows and all(batch_shape(lengths[k]) == (rows, width) for k in m)
     # the same sequences in another order get passes of the same shapes and contents
     perm = list(reversed(range(len(lengths))))
-    again = plan_passes([lengths[i] for i in perm], "cpu", 512,
-                        key=lambda k: (lengths[perm[k]], perm[k] % 8))
+    again = plan_passes(
+        [lengths[i] for i in perm], "cpu", 512, key=lambda k: (lengths[perm[k]], perm[k] % 8)
+    )
     assert [(r, w, len(m)) for r, w, m in again] == [(r, w, len(m)) for r, w, m in passes]
 
 

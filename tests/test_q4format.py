@@ -3,7 +3,7 @@ import struct
 import numpy as np
 import pytest
 
-from xlscore import q4format
+from xlscore.encoders import q4format
 
 
 def test_dequantize_one_block():

@@ -1,4 +1,5 @@
 """The repository's promises: README commands, CI script, demo data."""
+
 import re
 
 from conftest import DEMO, ROOT, read_demo
@@ -31,8 +32,9 @@ def test_demo_files_agree_with_the_table():
     rank = {"good": "1", "literal": "2", "omission": "3", "meaning": "4"}
     assert all(r["intended_rank"] == rank[r["quality"]] for r in rows)
     sources = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
-    engines = [(DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
-               for k in range(1, 5)]
+    engines = [
+        (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines() for k in range(1, 5)
+    ]
     assert len(sources) == 12 and all(len(e) == 12 for e in engines)
     for i, src in enumerate(sources, start=1):
         assert by_id[i]["good"]["source"] == src

@@ -1,35 +1,52 @@
-"""The engine comparison (xlscore.compare) and the HTML report (xlscore.report), without a
-browser: statistics, escaping, the page's policy, saved runs; the CLI end to end on the demo."""
+"""The engine comparison (xlscore.evaluation.compare) and the HTML report
+(xlscore.report.page), without a browser: statistics, escaping, the page's policy, saved runs;
+the CLI end to end on the demo."""
+
 import base64
 import hashlib
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
-
 from test_cli import ENGINES, SRC, cli, ok
-from xlscore import InputError, ScoreResult
-from xlscore.compare import compare_engines, segment_ranking
-from xlscore.evidence import Evidence
-from xlscore.report import build_report, read_saved_scores
-from xlscore.spans import ErrorSpan
-from xlscore.words import normalize_text
 
-HOSTILE = ["<script>window.__pwned = 1</script>",
-           '"><img src=x onerror="window.__pwned = 1">',
-           "</textarea><b>bold</b> & </script><script>window.__pwned = 1</script>",
-           "\u2028line</style><svg onload=window.__pwned=1>"]
+from xlscore import InputError, ScoreResult
+from xlscore.encoders.words import normalize_text
+from xlscore.estimator.spans import ErrorSpan
+from xlscore.evaluation.compare import compare_engines, segment_ranking
+from xlscore.metric.evidence import Evidence
+from xlscore.report.page import build_report, read_saved_scores
+
+HOSTILE = [
+    "<script>window.__pwned = 1</script>",
+    '"><img src=x onerror="window.__pwned = 1">',
+    "</textarea><b>bold</b> & </script><script>window.__pwned = 1</script>",
+    "\u2028line</style><svg onload=window.__pwned=1>",
+]
 
 
 def result(score: float, anchors=(), flags=(), **evidence) -> ScoreResult:
-    return ScoreResult(score, score, score, score, len(anchors), tuple(anchors), 0.0,
-                       tuple(flags), None, score, Evidence(**evidence))
+    return ScoreResult(
+        score,
+        score,
+        score,
+        score,
+        len(anchors),
+        tuple(anchors),
+        0.0,
+        tuple(flags),
+        None,
+        score,
+        Evidence(**evidence),
+    )
 
 
-def span(text: str, part: str, severity: str = "major", probability: float = 0.9,
-         nth: int = 0) -> ErrorSpan:
+def span(
+    text: str, part: str, severity: str = "major", probability: float = 0.9, nth: int = 0
+) -> ErrorSpan:
     """The error span over the ``nth`` occurrence of ``part`` in ``text`` (the text as given)."""
     at = -1
     for _ in range(nth + 1):
@@ -37,21 +54,25 @@ def span(text: str, part: str, severity: str = "major", probability: float = 0.9
     return ErrorSpan(at, at + len(part), part, severity, probability)
 
 
-def with_spans(r: ScoreResult, *spans: ErrorSpan, adequacy: float | None = 0.125
-               ) -> ScoreResult:
+def with_spans(r: ScoreResult, *spans: ErrorSpan, adequacy: float | None = 0.125) -> ScoreResult:
     return replace(r, error_spans=tuple(spans), adequacy=adequacy, estimate=r.score)
 
 
 #: translations that normalisation changes (spaces, a decomposed й, a soft hyphen, NBSP) and
 #: the parts of them marked as predicted errors: ``[(text, [(part, severity), ...])]``
-CHANGED = [("  Мой  кот   спит на  ковре. ", [("Мой", "minor"),
-                                                       ("кот   спит", "major")]),
-           ("Дом­ик стоит у реки.", [("Дом­ик", "major"), ("реки", "minor")]),
-           ("Он сказал: «<script>window.__pwned = 1</script>»",
-            [("<script>window.__pwned = 1</script>", "major")]),
-           ('Текст "><img src=x onerror="window.__pwned = 1"> конец',
-            [('"><img src=x onerror="window.__pwned = 1">', "minor")]),
-           ("Обычный текст без изменений.", [])]
+CHANGED = [
+    ("  Мой  кот   спит на  ковре. ", [("Мой", "minor"), ("кот   спит", "major")]),
+    ("Дом­ик стоит у реки.", [("Дом­ик", "major"), ("реки", "minor")]),
+    (
+        "Он сказал: «<script>window.__pwned = 1</script>»",
+        [("<script>window.__pwned = 1</script>", "major")],
+    ),
+    (
+        'Текст "><img src=x onerror="window.__pwned = 1"> конец',
+        [('"><img src=x onerror="window.__pwned = 1">', "minor")],
+    ),
+    ("Обычный текст без изменений.", []),
+]
 
 
 def spanned(n: int = 6):
@@ -66,10 +87,15 @@ def spanned(n: int = 6):
         other = f"Кошка {k}  спит на ковре."
         texts["A"].append(text)
         texts["B <i>"].append(other)
-        a = with_spans(result(0.4 + 0.01 * k), *[span(text, part, sev, 0.5 + 0.05 * j)
-                                                  for j, (part, sev) in enumerate(parts)])
-        b = with_spans(result(0.3), *([span(other, "спит", "minor", 0.42)] if k % 2 == 0
-                                      else []), adequacy=None if k % 3 else -0.05)
+        a = with_spans(
+            result(0.4 + 0.01 * k),
+            *[span(text, part, sev, 0.5 + 0.05 * j) for j, (part, sev) in enumerate(parts)],
+        )
+        b = with_spans(
+            result(0.3),
+            *([span(other, "спит", "minor", 0.42)] if k % 2 == 0 else []),
+            adequacy=None if k % 3 else -0.05,
+        )
         results.append({"A": a, "B <i>": b})
         if any(sev == "major" for _, sev in parts):
             major.append(k + 1)
@@ -87,11 +113,17 @@ def synthetic(n: int = 30, seed: int = 0):
         translations[names[k % 3]][k] = text
     results = []
     for k in range(n):
-        results.append({"good": result(0.5 + 0.1 * rng.random(), [("cat", "Кошка")]),
-                        "bad <b>": result(0.1 * rng.random(), flags=("untranslated",) if k == 5
-                                          else (),
-                                          numbers_missing=(str(k),) if k % 3 == 0 else ()),
-                        "mixed\"'": result(0.3 * rng.random() + 0.2)})
+        results.append(
+            {
+                "good": result(0.5 + 0.1 * rng.random(), [("cat", "Кошка")]),
+                "bad <b>": result(
+                    0.1 * rng.random(),
+                    flags=("untranslated",) if k == 5 else (),
+                    numbers_missing=(str(k),) if k % 3 == 0 else (),
+                ),
+                "mixed\"'": result(0.3 * rng.random() + 0.2),
+            }
+        )
     return sources, translations, results
 
 
@@ -115,8 +147,9 @@ def test_compare_engines_ranks_tests_and_counts():
 
 
 def test_score_results_survive_the_json_of_score():
-    r = result(0.25, [("cat", "кошка")], ("untranslated",), unmatched_source=("mat",),
-               numbers_added=("3",))
+    r = result(
+        0.25, [("cat", "кошка")], ("untranslated",), unmatched_source=("mat",), numbers_added=("3",)
+    )
     again = ScoreResult.from_dict(json.loads(json.dumps({"segment": 1, **r.to_dict()})))
     assert again == r
     with pytest.raises(KeyError):
@@ -124,17 +157,24 @@ def test_score_results_survive_the_json_of_score():
 
 
 def _without_data(html: str) -> str:
-    return re.sub(r'<script type="application/json" id="xlscore-data">.*?</script>', "", html,
-                  flags=re.S)
+    return re.sub(
+        r'<script type="application/json" id="xlscore-data">.*?</script>', "", html, flags=re.S
+    )
 
 
 def test_every_input_text_is_escaped_and_the_page_loads_nothing():
     sources, translations, results = synthetic()
-    html = build_report(sources, translations, results, signature="sig <i>x</i>",
-                        command="xlscore report <x>", n_boot=50)
+    html = build_report(
+        sources,
+        translations,
+        results,
+        signature="sig <i>x</i>",
+        command="xlscore report <x>",
+        n_boot=50,
+    )
     outside = _without_data(html)
-    for text in HOSTILE + ["<b>bold</b>", "<i>x</i>", "bad <b>"]:
-        assert text not in html                       # not raw anywhere, data block included
+    for text in [*HOSTILE, "<b>bold</b>", "<i>x</i>", "bad <b>"]:
+        assert text not in html  # not raw anywhere, data block included
     assert "bad &lt;b&gt;" in outside and "sig &lt;i&gt;x&lt;/i&gt;" in outside
     # exactly two scripts: the data block (not executable) and the page's own
     assert len(re.findall(r"<script\b", html)) == 2
@@ -163,8 +203,9 @@ def test_plots_are_inline_svg_without_input_text():
 def test_saved_runs_are_read_and_checked(tmp_path):
     path = tmp_path / "s.jsonl"
     rows = [{"xlscore": "SIG inputs:abc format:json chunk:10"}]
-    rows += [{"segment": s, "engine": e, **result(0.1 * s).to_dict()}
-             for s in (1, 2) for e in ("a", "b")]
+    rows += [
+        {"segment": s, "engine": e, **result(0.1 * s).to_dict()} for s in (1, 2) for e in ("a", "b")
+    ]
     rows.append({"system": "a", "score": 0.15, "segments": 2, "signature": "SIG"})
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     head, final, results = read_saved_scores(path, ["a", "b"], 2)
@@ -181,27 +222,81 @@ def test_saved_runs_are_read_and_checked(tmp_path):
 
 def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     page = tmp_path / "r.html"
-    args = ["-s", SRC, *sum((["-t", e] for e in ENGINES[:3]), []), "--quiet"]
-    r = ok(cli("report", *args, "-o", page, "--n-boot", "200", "--name", "A", "--name", "B",
-               "--name", "C <3"))
+    args = ["-s", SRC, *[arg for e in ENGINES[:3] for arg in ("-t", e)], "--quiet"]
+    r = ok(
+        cli(
+            "report",
+            *args,
+            "-o",
+            page,
+            "--n-boot",
+            "200",
+            "--name",
+            "A",
+            "--name",
+            "B",
+            "--name",
+            "C <3",
+        )
+    )
     html = page.read_text(encoding="utf-8")
     assert "wrote" in r.stderr and "12 segments" in r.stderr
     assert "C &lt;3" in html and "xlscore report -s" in html and "est:adq-e5s#" in html
     saved = tmp_path / "s.jsonl"
     ok(cli("score", *args, "--format", "json", "-o", saved))
     again = tmp_path / "again.html"
-    ok(cli("report", *args, "--from", saved, "-o", again, "--n-boot", "200", "--name", "A",
-           "--name", "B", "--name", "C <3"))
-    strip = lambda h: re.sub(r"<dt>made</dt>.*</footer>", "", h, flags=re.S)   # noqa: E731
-    assert strip(again.read_text(encoding="utf-8")) == strip(html)     # the same page
-    changed = tmp_path / "engine1.ru"                 # same engine name, one line changed
-    lines = open(ENGINES[0], encoding="utf-8").read().splitlines()
-    changed.write_text("\n".join(["Другой текст."] + lines[1:]) + "\n", encoding="utf-8")
-    r = cli("report", "-s", SRC, "-t", changed, *sum((["-t", e] for e in ENGINES[1:3]), []),
-            "--from", saved, "-o", tmp_path / "w.html")
+    ok(
+        cli(
+            "report",
+            *args,
+            "--from",
+            saved,
+            "-o",
+            again,
+            "--n-boot",
+            "200",
+            "--name",
+            "A",
+            "--name",
+            "B",
+            "--name",
+            "C <3",
+        )
+    )
+    strip = lambda h: re.sub(r"<dt>made</dt>.*</footer>", "", h, flags=re.S)
+    assert strip(again.read_text(encoding="utf-8")) == strip(html)  # the same page
+    changed = tmp_path / "engine1.ru"  # same engine name, one line changed
+    lines = Path(ENGINES[0]).read_text(encoding="utf-8").splitlines()
+    changed.write_text("\n".join(["Другой текст.", *lines[1:]]) + "\n", encoding="utf-8")
+    r = cli(
+        "report",
+        "-s",
+        SRC,
+        "-t",
+        changed,
+        *[arg for e in ENGINES[1:3] for arg in ("-t", e)],
+        "--from",
+        saved,
+        "-o",
+        tmp_path / "w.html",
+    )
     assert r.returncode == 2 and "other input files" in r.stderr
-    other = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[3], "--format",
-                   "json", "-o", tmp_path / "o.jsonl", "--quiet"))
+    other = ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "-t",
+            ENGINES[3],
+            "--format",
+            "json",
+            "-o",
+            tmp_path / "o.jsonl",
+            "--quiet",
+        )
+    )
     assert other.returncode == 0
     r = cli("report", *args, "--from", tmp_path / "o.jsonl", "-o", tmp_path / "x.html")
     assert r.returncode == 2 and "o.jsonl" in r.stderr and "no score for" in r.stderr
@@ -220,7 +315,7 @@ def test_error_spans_point_into_the_displayed_text():
     sources, translations, results, _ = spanned()
     html = build_report(sources, translations, results, signature="s", n_boot=20)
     data = _data(html)
-    assert data["segments"][0][1][0][0] == "Мой кот спит на ковре."     # what the page shows
+    assert data["segments"][0][1][0][0] == "Мой кот спит на ковре."  # what the page shows
     for k, (_, pairs) in enumerate(data["segments"]):
         for e, pair in zip(translations, pairs):
             shown, given, r = pair[0], translations[e][k], results[k][e]
@@ -228,11 +323,16 @@ def test_error_spans_point_into_the_displayed_text():
             assert len(pair) == 16 and pair[14] == (None if r.adequacy is None else r.adequacy)
             assert pair[15] == (None if r.similarity is None else round(r.similarity, 4))
             assert [[a, b, sev] for a, b, sev, _ in pair[13]] == [
-                [shown.index(normalize_text(sp.text)),
-                 shown.index(normalize_text(sp.text)) + len(normalize_text(sp.text)),
-                 sp.severity] for sp in r.error_spans]
-            assert [shown[a:b] for a, b, *_ in pair[13]] == [normalize_text(sp.text)
-                                                             for sp in r.error_spans]
+                [
+                    shown.index(normalize_text(sp.text)),
+                    shown.index(normalize_text(sp.text)) + len(normalize_text(sp.text)),
+                    sp.severity,
+                ]
+                for sp in r.error_spans
+            ]
+            assert [shown[a:b] for a, b, *_ in pair[13]] == [
+                normalize_text(sp.text) for sp in r.error_spans
+            ]
             assert [p for *_, p in pair[13]] == [sp.probability for sp in r.error_spans]
     # the decomposed й becomes one character and the span ends with it
     a, b = data["segments"][0][1][0][13][0][:2]
@@ -243,29 +343,40 @@ def test_error_spans_point_into_the_displayed_text():
 def test_error_spans_that_do_not_fit_are_left_out_and_overlaps_cut():
     text = "Кот  спит на ков\u00adре."
     good = span(text, "спит на", "major", 0.8)
-    spans = [ErrorSpan(0, 3, "Пёс", "major", 0.9),            # other text: not this one
-             ErrorSpan(15, 40, "ре.", "major", 0.9),          # beyond the end
-             span(text, "\u00ad", "minor", 0.9),             # a character normalisation drops
-             span(text, "на ков\u00adре", "odd <b>", float("nan")),  # overlap: cut to " ковре"
-             good]
+    spans = [
+        ErrorSpan(0, 3, "Пёс", "major", 0.9),  # other text: not this one
+        ErrorSpan(15, 40, "ре.", "major", 0.9),  # beyond the end
+        span(text, "\u00ad", "minor", 0.9),  # a character normalisation drops
+        span(text, "на ков\u00adре", "odd <b>", float("nan")),  # overlap: cut to " ковре"
+        good,
+    ]
     results = [{"A": with_spans(result(0.5), *spans), "B": result(0.4)}]
-    data = _data(build_report(["The cat sleeps."], {"A": [text], "B": ["Кот спит."]}, results,
-                              signature="s", n_boot=10))
+    data = _data(
+        build_report(
+            ["The cat sleeps."],
+            {"A": [text], "B": ["Кот спит."]},
+            results,
+            signature="s",
+            n_boot=10,
+        )
+    )
     shown, marks = data["segments"][0][1][0][0], data["segments"][0][1][0][13]
-    assert [(shown[a:b], sev, p) for a, b, sev, p in marks] == [("спит на", "major", 0.8),
-                                                                (" ковре", "minor", 0.0)]
+    assert [(shown[a:b], sev, p) for a, b, sev, p in marks] == [
+        ("спит на", "major", 0.8),
+        (" ковре", "minor", 0.0),
+    ]
 
 
 def test_hostile_text_inside_error_spans_never_reaches_the_page_raw():
     sources, translations, results, _ = spanned()
     html = build_report(sources, translations, results, signature="s", n_boot=20)
-    for text in HOSTILE[:2] + ["<script>window", "<img", 'onerror="window', "B <i>"]:
+    for text in [*HOSTILE[:2], "<script>window", "<img", 'onerror="window', "B <i>"]:
         assert text not in html
     assert len(re.findall(r"<script\b", html)) == 2 and "<img" not in html
     block = re.search(r'id="xlscore-data">(.*?)</script>', html, re.S).group(1)
     assert "<" not in block and ">" not in block and "\u2028" not in block
     pair = _data(html)["segments"][2][1][0]
-    (a, b, sev, _), = pair[13]
+    ((a, b, sev, _),) = pair[13]
     assert pair[0][a:b] == HOSTILE[0] and sev == "major"
 
 
@@ -273,14 +384,18 @@ def test_results_without_error_spans_still_build():
     sources, translations, results = synthetic(n=8)
     html = build_report(sources, translations, results, signature="s", n_boot=20)
     data = _data(html)
-    assert all(pair[13] == [] and pair[14] is None for _, pairs in data["segments"]
-               for pair in pairs)
+    assert all(
+        pair[13] == [] and pair[14] is None for _, pairs in data["segments"] for pair in pairs
+    )
     assert 'id="predicted" type="checkbox" disabled>' in html
     assert "hold no predicted errors" in html
     # results read back from a saved run (to_dict/from_dict) keep their spans and adequacy
     sources, translations, results, _ = spanned(n=3)
-    again = [{e: ScoreResult.from_dict(json.loads(json.dumps(r.to_dict()))) for e, r in
-              by.items()} for by in results]
+    again = [
+        {e: ScoreResult.from_dict(json.loads(json.dumps(r.to_dict()))) for e, r in by.items()}
+        for by in results
+    ]
     assert again == results
-    assert (_data(build_report(sources, translations, again, signature="s", n_boot=10))
-            == _data(build_report(sources, translations, results, signature="s", n_boot=10)))
+    assert _data(build_report(sources, translations, again, signature="s", n_boot=10)) == _data(
+        build_report(sources, translations, results, signature="s", n_boot=10)
+    )

@@ -2,22 +2,23 @@
 filters, pages, opens a segment with its evidence, runs no injected script, requests nothing
 and logs no error. CI installs chromium and chromium-driver and sets XLSCORE_REQUIRE_BROWSER=1,
 which makes a missing browser a failure instead of a skip."""
+
 import os
 import time
 
 import pytest
-
 from test_report import HOSTILE, spanned, synthetic
-from xlscore.browser import find_chromium, open_chromium, page_url
-from xlscore.report import write_report
-from xlscore.words import normalize_text, split_words
+
+from xlscore.encoders.words import normalize_text, split_words
+from xlscore.report.browser import find_chromium, open_chromium, page_url
+from xlscore.report.page import write_report
 
 if find_chromium() is None or pytest.importorskip("selenium") is None:
     if os.environ.get("XLSCORE_REQUIRE_BROWSER"):
         raise RuntimeError("XLSCORE_REQUIRE_BROWSER is set but chromium/chromedriver are missing")
     pytest.skip("no chromium and chromium-driver here", allow_module_level=True)
 
-from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.by import By
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +41,11 @@ def offline_default_results():
     from conftest import DEMO, offline_scorer
 
     sources = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
-    translations = {f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8")
-                    .splitlines() for k in range(1, 5)}
-    scorer = offline_scorer()              # XLScorer.offline() on the session's models
+    translations = {
+        f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
+        for k in range(1, 5)
+    }
+    scorer = offline_scorer()  # XLScorer.offline() on the session's models
     results = [by for _, by in scorer.iter_score(sources, translations)]
     return sources, translations, results, scorer.signature()
 
@@ -52,12 +55,15 @@ def _errors(driver) -> list:
 
 
 def _rows(driver) -> list[int]:
-    return [int(tr.get_attribute("data-segment"))
-            for tr in driver.find_elements(By.CSS_SELECTOR, "#segment-rows tr")]
+    return [
+        int(tr.get_attribute("data-segment"))
+        for tr in driver.find_elements(By.CSS_SELECTOR, "#segment-rows tr")
+    ]
 
 
-def test_demo_report_renders_sorts_filters_and_opens_a_segment(browser, demo_page,
-                                                               offline_default_results):
+def test_demo_report_renders_sorts_filters_and_opens_a_segment(
+    browser, demo_page, offline_default_results
+):
     sources, translations, results, _ = offline_default_results
     browser.get(page_url(demo_page))
     assert browser.execute_script("return window.xlscoreReport.segments") == 12
@@ -81,10 +87,13 @@ def test_demo_report_renders_sorts_filters_and_opens_a_segment(browser, demo_pag
     word = sources[4].split()[1]
     box = browser.find_element(By.ID, "search")
     box.send_keys(word)
-    time.sleep(0.4)                                    # the search waits for typing to pause
-    expected = [k + 1 for k in range(12) if word.lower() in normalize_text(sources[k]).lower()
-                or any(word.lower() in normalize_text(translations[e][k]).lower()
-                       for e in translations)]
+    time.sleep(0.4)  # the search waits for typing to pause
+    expected = [
+        k + 1
+        for k in range(12)
+        if word.lower() in normalize_text(sources[k]).lower()
+        or any(word.lower() in normalize_text(translations[e][k]).lower() for e in translations)
+    ]
     assert sorted(_rows(browser)) == expected and len(expected) < 12
     box.clear()
     box.send_keys(" ")
@@ -93,8 +102,7 @@ def test_demo_report_renders_sorts_filters_and_opens_a_segment(browser, demo_pag
     # the "engines disagree" filter keeps the segments whose score gap reaches the threshold
     gap = float(browser.find_element(By.ID, "gap").get_attribute("value"))
     browser.find_element(By.ID, "disagree").click()
-    gaps = [max(r.score for r in by.values()) - min(r.score for r in by.values())
-            for by in results]
+    gaps = [max(r.score for r in by.values()) - min(r.score for r in by.values()) for by in results]
     assert sorted(_rows(browser)) == [k + 1 for k in range(12) if round(gaps[k], 4) >= gap - 1e-4]
     browser.find_element(By.ID, "disagree").click()
     # the segment view: one block per engine, anchors drawn as lines
@@ -112,26 +120,38 @@ def test_demo_report_renders_sorts_filters_and_opens_a_segment(browser, demo_pag
     # the page splits words as xlscore does
     for text in sources + translations["engine1"]:
         norm = normalize_text(text)
-        assert browser.execute_script("return window.xlscoreReport.words(arguments[0]).length",
-                                      norm) == len(split_words(norm))
+        assert browser.execute_script(
+            "return window.xlscoreReport.words(arguments[0]).length", norm
+        ) == len(split_words(norm))
     # nothing was requested but the page itself, and nothing went wrong
-    assert browser.execute_script(
-        "return performance.getEntriesByType('resource').length") == 0
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     assert _errors(browser) == []
 
 
 def test_injected_markup_shows_as_text_and_runs_nothing(browser, tmp_path):
     sources, translations, results = synthetic()
-    path = write_report(tmp_path / "hostile.html", sources, translations, results,
-                        signature="<script>window.__pwned = 1</script>", n_boot=50)
+    path = write_report(
+        tmp_path / "hostile.html",
+        sources,
+        translations,
+        results,
+        signature="<script>window.__pwned = 1</script>",
+        n_boot=50,
+    )
     browser.get(page_url(path))
     assert browser.execute_script("return window.xlscoreReport.segments") == 30
-    cells = " ".join(td.get_attribute("textContent")
-                     for td in browser.find_elements(By.CSS_SELECTOR, "#segment-rows td"))
+    cells = " ".join(
+        td.get_attribute("textContent")
+        for td in browser.find_elements(By.CSS_SELECTOR, "#segment-rows td")
+    )
     for text in HOSTILE[:3]:
         assert normalize_text(text) in cells
-    assert browser.find_elements(By.CSS_SELECTOR, "#segment-rows img, #segment-rows b, "
-                                 "#segment-rows script") == []
+    assert (
+        browser.find_elements(
+            By.CSS_SELECTOR, "#segment-rows img, #segment-rows b, #segment-rows script"
+        )
+        == []
+    )
     browser.find_elements(By.CSS_SELECTOR, "#segment-rows tr")[3].click()
     assert HOSTILE[0] in browser.find_element(By.ID, "segment-view").text
     # "only flagged": a flag (segment 6) or a number on one side only (every third segment)
@@ -143,8 +163,9 @@ def test_injected_markup_shows_as_text_and_runs_nothing(browser, tmp_path):
 
 def test_large_tables_are_paged(browser, tmp_path):
     sources, translations, results = synthetic(n=120, seed=1)
-    path = write_report(tmp_path / "paged.html", sources, translations, results,
-                        signature="s", n_boot=20)
+    path = write_report(
+        tmp_path / "paged.html", sources, translations, results, signature="s", n_boot=20
+    )
     browser.get(page_url(path))
     assert _rows(browser) == list(range(1, 51))
     assert browser.find_element(By.ID, "page").text == "page 1 of 3"
@@ -157,14 +178,17 @@ def test_large_tables_are_paged(browser, tmp_path):
 
 
 def _marks(element) -> list[tuple[str, str]]:
-    return [(m.get_attribute("textContent"), m.get_attribute("class"))
-            for m in element.find_elements(By.CSS_SELECTOR, "mark")]
+    return [
+        (m.get_attribute("textContent"), m.get_attribute("class"))
+        for m in element.find_elements(By.CSS_SELECTOR, "mark")
+    ]
 
 
 def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_path):
     sources, translations, results, major = spanned(n=12)
-    path = write_report(tmp_path / "spans.html", sources, translations, results,
-                        signature="s", n_boot=20)
+    path = write_report(
+        tmp_path / "spans.html", sources, translations, results, signature="s", n_boot=20
+    )
     browser.get(page_url(path))
     assert browser.execute_script("return window.xlscoreReport.segments") == 12
     assert browser.find_element(By.ID, "error-legend").is_displayed()
@@ -174,18 +198,28 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
     for k, tr in enumerate(rows):
         cells = tr.find_elements(By.TAG_NAME, "td")[2:4]
         for td, e in zip(cells, translations):
-            expected = [(normalize_text(sp.text), f"err {sp.severity}")
-                        for sp in results[k][e].error_spans]
+            expected = [
+                (normalize_text(sp.text), f"err {sp.severity}") for sp in results[k][e].error_spans
+            ]
             assert _marks(td) == expected
             # the cell still reads as the whole (normalised) translation
-            assert td.get_attribute("textContent").endswith(" " + normalize_text(
-                translations[e][k]))
+            assert td.get_attribute("textContent").endswith(
+                " " + normalize_text(translations[e][k])
+            )
     assert any(_marks(td) for td in browser.find_elements(By.CSS_SELECTOR, "#segment-rows td"))
     # injected markup inside a span stays text: no element made, nothing ran
-    assert browser.find_elements(By.CSS_SELECTOR, "#segment-rows img, #segment-rows script, "
-                                 "#segment-rows b, #segment-rows i") == []
-    hostile = [m for m in browser.find_elements(By.CSS_SELECTOR, "#segment-rows mark")
-               if m.get_attribute("textContent") in HOSTILE[:2]]
+    assert (
+        browser.find_elements(
+            By.CSS_SELECTOR,
+            "#segment-rows img, #segment-rows script, #segment-rows b, #segment-rows i",
+        )
+        == []
+    )
+    hostile = [
+        m
+        for m in browser.find_elements(By.CSS_SELECTOR, "#segment-rows mark")
+        if m.get_attribute("textContent") in HOSTILE[:2]
+    ]
     assert len(hostile) >= 2 and all(not m.find_elements(By.XPATH, "./*") for m in hostile)
     # the "predicted errors" filter keeps the segments where an engine has a major span
     box = browser.find_element(By.ID, "predicted")
@@ -209,12 +243,14 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
         for block, e in zip(blocks, translations):
             r = results[k][e]
             mt = block.find_element(By.CSS_SELECTOR, "p.mt")
-            assert _marks(mt) == [(normalize_text(sp.text), f"err {sp.severity}")
-                                  for sp in r.error_spans]
+            assert _marks(mt) == [
+                (normalize_text(sp.text), f"err {sp.severity}") for sp in r.error_spans
+            ]
             assert mt.get_attribute("textContent") == normalize_text(translations[e][k])
             listed = block.find_elements(By.CSS_SELECTOR, "p.errors q")
             assert [q.get_attribute("textContent") for q in listed] == [
-                normalize_text(sp.text) for sp in r.error_spans]
+                normalize_text(sp.text) for sp in r.error_spans
+            ]
             if r.error_spans:
                 line = block.find_element(By.CSS_SELECTOR, "p.errors").text
                 for sp in r.error_spans:
@@ -225,8 +261,9 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
             else:
                 assert f"adequacy {r.adequacy:+.4f}" in parts
                 assert f"base {r.score - r.adequacy:+.4f}" in parts
-        assert view.find_elements(By.CSS_SELECTOR, "img, script, b:not(.parts b):not(.errors b)"
-                                  ) == []
+        assert (
+            view.find_elements(By.CSS_SELECTOR, "img, script, b:not(.parts b):not(.errors b)") == []
+        )
     # segment 3 holds <script> inside a major span: shown as text in the view too
     assert HOSTILE[0] in browser.find_element(By.ID, "segment-view").text
     assert browser.execute_script("return typeof window.__pwned") == "undefined"
@@ -237,7 +274,8 @@ def test_pages_without_predicted_errors_disable_their_filter(browser, demo_page)
     browser.get(page_url(demo_page))
     has = browser.execute_script(
         "return JSON.parse(document.getElementById('xlscore-data').textContent).segments"
-        ".some(function (r) { return r[1].some(function (p) { return p[13].length; }); })")
+        ".some(function (r) { return r[1].some(function (p) { return p[13].length; }); })"
+    )
     box = browser.find_element(By.ID, "predicted")
     assert box.is_enabled() == has
     if not has:

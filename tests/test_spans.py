@@ -1,11 +1,21 @@
 """Error spans: from piece probabilities to word spans, offsets back to the text as given, and
 the statistics that compare predicted spans with raters' marks."""
+
 import numpy as np
 import pytest
 
-from xlscore.spans import (ErrorSpan, WordError, bad_words, decode_spans, mcc, move_words,
-                           span_f1, word_errors, word_mcc)
-from xlscore.words import move_span, normalize_text, offset_map
+from xlscore.encoders.words import move_span, normalize_text, offset_map
+from xlscore.estimator.spans import (
+    ErrorSpan,
+    WordError,
+    bad_words,
+    decode_spans,
+    mcc,
+    move_words,
+    span_f1,
+    word_errors,
+    word_mcc,
+)
 
 TEXT = "Более 30 человек погибли, сообщила полиция."
 #        0     6  9       17     24 26       35     42
@@ -22,15 +32,21 @@ def test_words_take_the_largest_error_probability_of_their_pieces():
     offsets = [(0, 3), (3, 5), (6, 8), (9, 12), (12, 16), (16, 16)]
     words = word_errors(TEXT, offsets, _probs([0.1, 0.2, 0.9, 0.3, 0.6, 0.99]))
     assert [(w.start, w.end) for w in words] == [(0, 5), (6, 8), (9, 16)]
-    assert [round(w.probability, 6) for w in words] == [0.2, 0.9, 0.6]   # the empty piece: none
+    assert [round(w.probability, 6) for w in words] == [0.2, 0.9, 0.6]  # the empty piece: none
 
 
 def test_spans_merge_consecutive_words_and_take_the_likelier_severity():
-    words = [WordError(0, 5, 0.2, 0.1, 0.1), WordError(6, 8, 0.9, 0.1, 0.8),
-             WordError(9, 16, 0.7, 0.6, 0.1), WordError(26, 34, 0.8, 0.7, 0.1)]
+    words = [
+        WordError(0, 5, 0.2, 0.1, 0.1),
+        WordError(6, 8, 0.9, 0.1, 0.8),
+        WordError(9, 16, 0.7, 0.6, 0.1),
+        WordError(26, 34, 0.8, 0.7, 0.1),
+    ]
     spans = decode_spans(TEXT, words, 0.5)
-    assert spans == (ErrorSpan(6, 16, "30 человек", "major", 0.9),
-                     ErrorSpan(26, 34, "сообщила", "minor", 0.8))
+    assert spans == (
+        ErrorSpan(6, 16, "30 человек", "major", 0.9),
+        ErrorSpan(26, 34, "сообщила", "minor", 0.8),
+    )
     assert decode_spans(TEXT, words, 0.95) == ()
     assert ErrorSpan.from_dict(spans[0].to_dict()) == spans[0]
 
@@ -52,7 +68,7 @@ def test_offsets_move_from_the_normalised_text_to_the_text_as_given():
     assert move_span(where, 6, 16) == (9, 20) and given[9:20] == "30 чел\u00adовек"
     assert move_span(offset_map(given, seen), 15, 16) == (12, 12)
     moved = move_words([WordError(6, 8, 0.9, 0.0, 0.9)], seen, given)
-    assert given[moved[0].start:moved[0].end] == "30"
+    assert given[moved[0].start : moved[0].end] == "30"
     assert move_words([WordError(0, 5, 0.5, 0.2, 0.3)], seen, seen)[0].start == 0
 
 

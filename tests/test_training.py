@@ -1,4 +1,5 @@
 """The training pieces: targets, batches, the loss, the recipe, corruptions."""
+
 import random
 
 import numpy as np
@@ -6,24 +7,40 @@ import pytest
 import torch
 
 from xlscore import XLScoreError
-from xlscore.corruptions import corrupt
-from xlscore.judgments import Judgment
-from xlscore.training import (BatchTargets, Recipe, batch_loss, make_examples,
-                              normal_scores, piece_labels, plan_batches)
+from xlscore.estimator.corruptions import corrupt
+from xlscore.estimator.training import (
+    BatchTargets,
+    Recipe,
+    batch_loss,
+    make_examples,
+    normal_scores,
+    piece_labels,
+    plan_batches,
+)
+from xlscore.io.judgments import Judgment
 
 
 def test_normal_scores_keep_order_and_ties_on_one_scale():
     z = normal_scores([0, -5, 0, -1, -25])
     assert z[0] == z[2] and z[0] > z[3] > z[1] > z[4]
-    assert z[3] == pytest.approx(0.0)      # the median
+    assert z[3] == pytest.approx(0.0)  # the median
     # a monotone change of scale gives the same targets
     assert np.allclose(normal_scores([100, 20, 100, 80, -400]), z)
     assert normal_scores([]).size == 0
 
 
 def _rows(n_src, per, prefix="s"):
-    return [Judgment(f"{prefix}:d{i % 3}:{i}", f"sys{k}", f"source {i}", f"перевод {i} {k}",
-                     float(-k - i % 2)) for i in range(n_src) for k in range(per)]
+    return [
+        Judgment(
+            f"{prefix}:d{i % 3}:{i}",
+            f"sys{k}",
+            f"source {i}",
+            f"перевод {i} {k}",
+            float(-k - i % 2),
+        )
+        for i in range(n_src)
+        for k in range(per)
+    ]
 
 
 def test_examples_put_each_set_on_its_own_scale_and_group_by_source():
@@ -38,8 +55,16 @@ def test_examples_put_each_set_on_its_own_scale_and_group_by_source():
 
 
 def test_synthetic_examples_hang_on_their_parent():
-    rows = [Judgment(f"q:0:{i}", "mt", "The cat sat on the mat today.",
-                     f"Кошка {i} сидела на коврике сегодня утром.", 0.0) for i in range(20)]
+    rows = [
+        Judgment(
+            f"q:0:{i}",
+            "mt",
+            "The cat sat on the mat today.",
+            f"Кошка {i} сидела на коврике сегодня утром.",
+            0.0,
+        )
+        for i in range(20)
+    ]
     ex = make_examples([rows], Recipe(synthetic=0.5, seed=3), corrupt)
     syn = [e for e in ex if e.parent >= 0]
     assert 3 <= len(syn) <= 17
@@ -69,9 +94,12 @@ def test_batches_cover_every_example_once_and_keep_sources_together():
 
 
 def test_loss_rewards_the_right_order():
-    t = BatchTargets(target=torch.tensor([1.0, 0.0, -1.0, 0.5]),
-                     weight=torch.tensor([1.0, 1.0, 1.0, 0.0]),
-                     group=torch.tensor([0, 0, 0, -1]), parent=torch.tensor([-1, -1, -1, 0]))
+    t = BatchTargets(
+        target=torch.tensor([1.0, 0.0, -1.0, 0.5]),
+        weight=torch.tensor([1.0, 1.0, 1.0, 0.0]),
+        group=torch.tensor([0, 0, 0, -1]),
+        parent=torch.tensor([-1, -1, -1, 0]),
+    )
     both = Recipe(rank_weight=1.0, synthetic_weight=1.0)
     right = torch.tensor([3.0, 0.0, -3.0, -2.0])
     wrong = torch.tensor([-3.0, 0.0, 3.0, 5.0])
@@ -83,8 +111,9 @@ def test_loss_rewards_the_right_order():
     # pairwise term: softplus(-(p_i - p_j)) over the 3 ordered pairs of group 0
     flat = torch.zeros(4)
     want = (2 / 3) + np.log(2)
-    assert batch_loss(flat, t, Recipe(rank_weight=1.0, synthetic_weight=0.0)).item() == \
-        pytest.approx(want)
+    assert batch_loss(
+        flat, t, Recipe(rank_weight=1.0, synthetic_weight=0.0)
+    ).item() == pytest.approx(want)
     # the corruption's margin: softplus(margin - (parent - child))
     only = Recipe(rank_weight=0.0, synthetic_weight=1.0, synthetic_margin=0.5)
     gap = torch.tensor([1.0, 0.0, -1.0, 0.25])
@@ -94,9 +123,14 @@ def test_loss_rewards_the_right_order():
 def test_da_pairs_need_a_clear_gap_in_raw_ratings():
     """Direct assessment: two translations of a source are a ranking pair only when their raw
     ratings differ by more than da_gap; the squared error does not apply (weight 0)."""
-    t = BatchTargets(target=torch.zeros(3), weight=torch.zeros(3), group=torch.tensor([0, 0, 0]),
-                     parent=torch.tensor([-1, -1, -1]), rank_value=torch.tensor([90.0, 80.0, 50.0]),
-                     rank_gap=torch.full((3,), 25.0))
+    t = BatchTargets(
+        target=torch.zeros(3),
+        weight=torch.zeros(3),
+        group=torch.tensor([0, 0, 0]),
+        parent=torch.tensor([-1, -1, -1]),
+        rank_value=torch.tensor([90.0, 80.0, 50.0]),
+        rank_gap=torch.full((3,), 25.0),
+    )
     r = Recipe(rank_weight=1.0)
     # only (90, 50) and (80, 50) count: 0 vs 2 wrong orders
     good = torch.tensor([0.0, 0.0, -5.0])
@@ -104,21 +138,27 @@ def test_da_pairs_need_a_clear_gap_in_raw_ratings():
     # the close pair (90, 80) in either order changes nothing
     swapped = torch.tensor([0.0, 1.0, -5.0])
     assert batch_loss(swapped, t, r).item() == pytest.approx(
-        float((np.log1p(np.exp(-5.0)) + np.log1p(np.exp(-6.0))) / 2))
+        float((np.log1p(np.exp(-5.0)) + np.log1p(np.exp(-6.0))) / 2)
+    )
 
 
 def test_word_loss_counts_labelled_pieces_only():
-    t = BatchTargets(target=torch.zeros(1), weight=torch.zeros(1), group=torch.tensor([-1]),
-                     parent=torch.tensor([-1]), labels=torch.tensor([[-100, 0, 2, -100]]))
+    t = BatchTargets(
+        target=torch.zeros(1),
+        weight=torch.zeros(1),
+        group=torch.tensor([-1]),
+        parent=torch.tensor([-1]),
+        labels=torch.tensor([[-100, 0, 2, -100]]),
+    )
     logits = torch.zeros(1, 4, 3)
-    logits[0, 0] = torch.tensor([0.0, 0.0, 50.0])      # unlabelled: ignored however wrong
+    logits[0, 0] = torch.tensor([0.0, 0.0, 50.0])  # unlabelled: ignored however wrong
     r = Recipe(rank_weight=0.0, synthetic_weight=0.0, word_weight=2.0)
     assert batch_loss(torch.zeros(1), t, r, logits).item() == pytest.approx(2 * np.log(3))
     assert batch_loss(torch.zeros(1), t, Recipe(word_weight=0.0), logits).item() == 0.0
 
 
 def test_piece_labels_follow_the_error_spans():
-    from xlscore.training import Example
+    from xlscore.estimator.training import Example
 
     # "Он не пришёл домой": pieces "Он" (0,2) "не" (3,5) "приш" (6,10) "ёл" (10,12) "" (12,12)
     offsets = [(0, 2), (3, 5), (6, 10), (10, 12), (12, 12), (13, 18)]
@@ -130,8 +170,7 @@ def test_piece_labels_follow_the_error_spans():
     gap = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((12, 12, 2),), clean=True)
     assert piece_labels(gap, offsets) == [0, 0, 0, 2, -100, 0]
     # overlapping marks: the most severe wins
-    both = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((0, 5, 1), (3, 4, 2)),
-                   clean=True)
+    both = Example("s", "Он не пришёл домой", 0.0, 0, 0, errors=((0, 5, 1), (3, 4, 2)), clean=True)
     assert piece_labels(both, offsets)[:2] == [1, 2]
 
 
@@ -147,7 +186,7 @@ def test_recipe_refuses_nonsense():
 def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
     """Packing makes epochs differ by a batch or two; the loop must still stop at its step
     count, and resume at the right batch."""
-    from xlscore.training import train_loop
+    from xlscore.estimator.training import train_loop
 
     class Tiny(torch.nn.Module):
         def __init__(self):
@@ -160,26 +199,46 @@ def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
     seen = []
 
     def batches(epoch):
-        return [[epoch, k] for k in range(5 - epoch % 2)]       # 5, 4, 5, 4 ... batches
+        return [[epoch, k] for k in range(5 - epoch % 2)]  # 5, 4, 5, 4 ... batches
 
     def collate(b):
         seen.append(tuple(b))
         x = torch.full((2, 3), float(b[1]))
-        return (x,), BatchTargets(torch.ones(2), torch.ones(2), torch.tensor([0, 0]),
-                                  torch.tensor([-1, -1]))
+        return (x,), BatchTargets(
+            torch.ones(2), torch.ones(2), torch.tensor([0, 0]), torch.tensor([-1, -1])
+        )
 
     model = Tiny()
-    log = train_loop(model, batches, collate, [], Recipe(epochs=3, warmup=0.0), head=model.head,
-                     device=torch.device("cpu"), checkpoint=tmp_path / "c", checkpoint_every=4)
+    log = train_loop(
+        model,
+        batches,
+        collate,
+        [],
+        Recipe(epochs=3, warmup=0.0),
+        head=model.head,
+        device=torch.device("cpu"),
+        checkpoint=tmp_path / "c",
+        checkpoint_every=4,
+    )
     assert log.steps == 15 and len(seen) == 15
-    assert seen[:10] == [(0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (1, 0), (1, 1), (1, 2), (1, 3),
-                         (2, 0)]
+    assert seen[:10] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 3),
+        (0, 4),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (2, 0),
+    ]
     assert len(log.epoch_loss) == 4
 
 
 def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
-    from xlscore.corruptions import Corruption
-    from xlscore.judgments import ErrorMark
+    from xlscore.estimator.corruptions import Corruption
+    from xlscore.io.judgments import ErrorMark
 
     calls = []
 
@@ -193,9 +252,18 @@ def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
             return Corruption("ЧАСТО " + text, kind, ((0, 5),))
         return None
 
-    rows = [Judgment(f"q:0:{i}", "mt", "The cat sat.", f"Кошка сидела {i}.", 0.0,
-                     errors=(ErrorMark(0, 5, "minor"),)) for i in range(40)]
-    import xlscore.training as training
+    rows = [
+        Judgment(
+            f"q:0:{i}",
+            "mt",
+            "The cat sat.",
+            f"Кошка сидела {i}.",
+            0.0,
+            errors=(ErrorMark(0, 5, "minor"),),
+        )
+        for i in range(40)
+    ]
+    import xlscore.estimator.training as training
 
     real = training._corruption_kinds
     training._corruption_kinds = lambda: ("common", "rare")

@@ -1,15 +1,21 @@
 """Word translators: dictionary, and the online backend with injected clients (no network)."""
+
 import json
 import time
 
 import pytest
 
 from xlscore import Lexicon
-from xlscore.translators import (CorruptCacheWarning, DictionaryTranslator, OnlineTranslator,
-                                 TranslatorUnavailableWarning, make_translator)
+from xlscore.metric.translators import (
+    CorruptCacheWarning,
+    DictionaryTranslator,
+    OnlineTranslator,
+    TranslatorUnavailableWarning,
+    make_translator,
+)
 
 
-@pytest.fixture()
+@pytest.fixture
 def lex(tmp_path):
     p = tmp_path / "lex.tsv"
     p.write_text("дом\thouse\nкошка\tcat\n", encoding="utf-8")
@@ -45,7 +51,10 @@ class Slow:
 def test_dictionary_translator(lex):
     t = DictionaryTranslator(lex)
     assert t.translations(["домов", "кошка", "пёс"]) == {
-        "домов": frozenset({"house"}), "кошка": frozenset({"cat"}), "пёс": frozenset()}
+        "домов": frozenset({"house"}),
+        "кошка": frozenset({"cat"}),
+        "пёс": frozenset(),
+    }
 
 
 def test_online_translations_are_cached_on_disk(lex, tmp_path):
@@ -54,10 +63,10 @@ def test_online_translations_are_cached_on_disk(lex, tmp_path):
     t = OnlineTranslator(lex, client=client, cache_file=cache_file, batch_size=2)
     out = t.translations(["собака", "дом", "кошка"])
     assert out["собака"] >= {"dogs", "dog", "the"} or "dogs" in out["собака"]
-    assert out["дом"] == {"home", "house"}                  # online + dictionary
+    assert out["дом"] == {"home", "house"}  # online + dictionary
     assert client.calls == [["собака", "дом"], ["кошка"]]
     lines = [json.loads(x) for x in cache_file.read_text(encoding="utf-8").splitlines()]
-    assert {x["ru"] for x in lines} == {"собака", "дом"}    # the empty answer is not cached
+    assert {x["ru"] for x in lines} == {"собака", "дом"}  # the empty answer is not cached
     again = OnlineTranslator(lex, client=Fake({}), cache_file=cache_file)
     again.translations(["собака", "дом"])
     assert again._client.calls == []
@@ -65,23 +74,26 @@ def test_online_translations_are_cached_on_disk(lex, tmp_path):
 
 def test_network_down_warns_and_falls_back(lex, tmp_path):
     Down.calls = 0
-    t = OnlineTranslator(lex, client=Down(), cache_file=tmp_path / "c.jsonl", retries=1,
-                         backoff=0, batch_size=1)
+    t = OnlineTranslator(
+        lex, client=Down(), cache_file=tmp_path / "c.jsonl", retries=1, backoff=0, batch_size=1
+    )
     with pytest.warns(TranslatorUnavailableWarning, match="Network is unreachable"):
         out = t.translations(["дом", "кошка", "собака"])
     assert out == {"дом": {"house"}, "кошка": {"cat"}, "собака": frozenset()}
-    assert Down.calls == 2              # one batch, one retry, then no more attempts
+    assert Down.calls == 2  # one batch, one retry, then no more attempts
     assert t.offline_reason
-    assert t.name.startswith("google+fallback+dictionary:")     # the signature shows it
+    assert t.name.startswith("google+fallback+dictionary:")  # the signature shows it
     import warnings
+
     with warnings.catch_warnings():
-        warnings.simplefilter("error")    # warned once: later calls stay quiet
+        warnings.simplefilter("error")  # warned once: later calls stay quiet
         assert t.translations(["слон"]) == {"слон": frozenset()}
 
 
 def test_timeouts_count_as_failures(lex, tmp_path):
-    t = OnlineTranslator(lex, client=Slow(), cache_file=tmp_path / "c.jsonl", timeout=0.2,
-                         retries=0)
+    t = OnlineTranslator(
+        lex, client=Slow(), cache_file=tmp_path / "c.jsonl", timeout=0.2, retries=0
+    )
     start = time.time()
     with pytest.warns(TranslatorUnavailableWarning, match="TimeoutError"):
         out = t.translations(["дом"])
@@ -105,8 +117,12 @@ def test_corrupt_cache_is_dropped_and_rewritten(lex, tmp_path):
 
 
 def test_only_online_when_asked(lex, tmp_path):
-    t = OnlineTranslator(lex, client=Fake({"дом": "building"}), cache_file=tmp_path / "c.jsonl",
-                         also_dictionary=False)
+    t = OnlineTranslator(
+        lex,
+        client=Fake({"дом": "building"}),
+        cache_file=tmp_path / "c.jsonl",
+        also_dictionary=False,
+    )
     assert t.translations(["дом"])["дом"] == {"building"}
 
 

@@ -2,7 +2,7 @@ import unicodedata
 
 import torch
 
-from xlscore.words import Word, normalize_text, piece_word_matrix, split_words
+from xlscore.encoders.words import Word, normalize_text, piece_word_matrix, split_words
 
 
 def texts(words):
@@ -11,14 +11,30 @@ def texts(words):
 
 def test_split_runs_and_single_punctuation():
     t = "Вдруг что-то выпало — большой, неровно (1,5 кг)!"
-    assert texts(split_words(t)) == ["Вдруг", "что", "-", "то", "выпало", "—", "большой", ",",
-                                     "неровно", "(", "1", ",", "5", "кг", ")", "!"]
+    assert texts(split_words(t)) == [
+        "Вдруг",
+        "что",
+        "-",
+        "то",
+        "выпало",
+        "—",
+        "большой",
+        ",",
+        "неровно",
+        "(",
+        "1",
+        ",",
+        "5",
+        "кг",
+        ")",
+        "!",
+    ]
 
 
 def test_spans_point_into_text():
     t = "Hello, мир 42..."
     for w in split_words(t):
-        assert t[w.start:w.end] == w.text
+        assert t[w.start : w.end] == w.text
 
 
 def test_each_symbol_is_its_own_word():
@@ -40,7 +56,7 @@ def test_invisible_characters_separate_and_vanish():
 
 def test_piece_word_matrix_straddling_and_missing():
     words = [Word("ab", 0, 2), Word(",", 2, 3), Word("cd", 4, 6), Word("e", 7, 8)]
-    pieces = [(0, 1), (1, 3), (3, 3), (3, 6)]   # "a", "b,", empty, " cd"
+    pieces = [(0, 1), (1, 3), (3, 3), (3, 6)]  # "a", "b,", empty, " cd"
     m, missing = piece_word_matrix(pieces, words)
     assert missing == [3]
     expected = torch.tensor([[0.5, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]])

@@ -4,6 +4,7 @@ Every error a user can cause (bad input, unknown model, mismatched alignment) is
 :class:`XLScoreError` with a one-line message; the command line prints that line and exits
 with status 2. Anything else is a bug.
 """
+
 from __future__ import annotations
 
 from os import PathLike
@@ -16,8 +17,9 @@ class XLScoreError(Exception):
 class InputError(XLScoreError, ValueError):
     """Bad input text or file. Names the file and the 1-based line when it knows them."""
 
-    def __init__(self, problem: str, *, path: str | PathLike | None = None,
-                 line: int | None = None) -> None:
+    def __init__(
+        self, problem: str, *, path: str | PathLike | None = None, line: int | None = None
+    ) -> None:
         self.problem = problem
         self.path = None if path is None else str(path)
         self.line = line

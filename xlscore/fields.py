@@ -5,7 +5,8 @@ predicted error spans) and the flags and foreign-text share, which the score dep
 groups of fields cost extra work and can be left out when nobody reads them:
 
 * ``"evidence"``: unmatched source words, foreign words, numbers on one side only
-  (:mod:`xlscore.evidence`); it needs every translation word looked up in the lexicon (anchors).
+  (:mod:`xlscore.metric.evidence`); it needs every translation word looked up in the lexicon
+  (anchors).
 * ``"paper"``: the paper's columns, ``precision``/``recall``/``f1`` and the ``anchors``; they
   need the English encoder's pass over the sources, anchors, the orthogonal map (with
   ``alignment="corpus"`` fitted on the corpus first, a second pass over a large corpus) and
@@ -16,11 +17,12 @@ Fields left out are ``None`` (``anchors`` and the evidence's lists empty). The s
 the same either way, bit for bit. Without an estimator the score *is* the paper's F1, so
 ``"paper"`` is always computed then.
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from .errors import XLScoreError
+from xlscore.errors import XLScoreError
 
 #: every field group, in the order help texts list them
 FIELDS = ("score", "evidence", "paper")
@@ -40,8 +42,11 @@ def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> fr
         return ALL
     unknown = [f for f in names if f not in FIELDS]
     if unknown:
-        raise XLScoreError(f"unknown field {unknown[0]!r}: use a comma-separated list of "
-                           + ", ".join(FIELDS) + " (or 'all')")
+        raise XLScoreError(
+            f"unknown field {unknown[0]!r}: use a comma-separated list of "
+            + ", ".join(FIELDS)
+            + " (or 'all')"
+        )
     chosen = {"score", *names}
     if not estimator:
         chosen.add("paper")

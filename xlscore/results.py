@@ -1,12 +1,13 @@
 """What scoring returns: one :class:`ScoreResult` per translation, rankings of several
 translations of one source, and the rule that orders them."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Mapping, Sequence
 
-from .evidence import Evidence
-from .spans import ErrorSpan
+from xlscore.estimator.spans import ErrorSpan
+from xlscore.metric.evidence import Evidence
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,9 @@ class ScoreResult:
     cross-lingual all-words BERTScore F1 of the multilingual encoder, foreign text penalised,
     that ``similarity_weight`` blends into ``score`` (``None`` when not used).
     ``error_spans``: where the estimator's word head sees errors in the translation
-    (:class:`~xlscore.spans.ErrorSpan`: character offsets into the translation as given,
+    (:class:`~xlscore.estimator.spans.ErrorSpan`: character offsets into the translation as given,
     severity, probability). ``evidence``: word-level evidence
-    (:class:`~xlscore.evidence.Evidence`): source content words with no counterpart, foreign
+    (:class:`~xlscore.metric.evidence.Evidence`): source content words with no counterpart, foreign
     words, numbers on one side only.
     """
 
@@ -65,26 +66,38 @@ class ScoreResult:
         return d
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "ScoreResult":
+    def from_dict(cls, d: Mapping) -> ScoreResult:
         """The result :meth:`to_dict` wrote (other keys, such as ``segment``, are ignored);
         a missing or malformed field raises ``KeyError``, ``TypeError`` or ``ValueError``."""
+
         def opt(key: str) -> float | None:
             return None if d.get(key) is None else float(d[key])
 
         missing = [k for k in ("precision", "recall", "f1", "n_anchors") if k not in d]
-        if missing:     # present, if only as None (fields not computed)
+        if missing:  # present, if only as None (fields not computed)
             raise KeyError(missing[0])
 
         anchors = tuple((str(a), str(b)) for a, b in d["anchors"])
-        evidence = Evidence(**{f.name: tuple(str(w) for w in d.get(f.name, ()))
-                               for f in fields(Evidence)})
+        evidence = Evidence(
+            **{f.name: tuple(str(w) for w in d.get(f.name, ())) for f in fields(Evidence)}
+        )
         n_anchors = None if d["n_anchors"] is None else int(d["n_anchors"])
-        return cls(opt("precision"), opt("recall"), opt("f1"),
-                   float(d["score"]), n_anchors, anchors, float(d.get("foreign", 0.0)),
-                   tuple(str(f) for f in d.get("flags", ())), opt("consensus"), opt("estimate"),
-                   evidence, opt("adequacy"),
-                   tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
-                   opt("similarity"))
+        return cls(
+            opt("precision"),
+            opt("recall"),
+            opt("f1"),
+            float(d["score"]),
+            n_anchors,
+            anchors,
+            float(d.get("foreign", 0.0)),
+            tuple(str(f) for f in d.get("flags", ())),
+            opt("consensus"),
+            opt("estimate"),
+            evidence,
+            opt("adequacy"),
+            tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
+            opt("similarity"),
+        )
 
 
 @dataclass(frozen=True)
@@ -120,8 +133,7 @@ class RankedTranslation:
 def rank_order(results: Sequence[ScoreResult]) -> list[int]:
     """Indices of ``results`` best first: flagged results (untranslated, wrong language, empty)
     last, then by descending score; ties keep input order."""
-    return sorted(range(len(results)),
-                  key=lambda i: (bool(results[i].flags), -results[i].score, i))
+    return sorted(range(len(results)), key=lambda i: (bool(results[i].flags), -results[i].score, i))
 
 
 def penalised(f1: float, foreign: float, floor: float) -> float:

@@ -4,53 +4,72 @@ Pipeline for a corpus of ``(source, translation)`` pairs:
 
 1. embed the sources with the English encoder and the translations with the Russian one
    (each unique sentence once, in length-sorted batches);
-2. find anchor pairs with the word translator (:mod:`xlscore.anchors`);
+2. find anchor pairs with the word translator (:mod:`xlscore.metric.anchors`);
 3. map the Russian word vectors into the English space with an orthogonal map
-   (:mod:`xlscore.alignment`): by default the dictionary map of the encoder pair refined on
+   (:mod:`xlscore.metric.alignment`): by default the dictionary map of the encoder pair refined on
    the anchors of the texts being scored (``alignment="corpus"``, the paper's way with the
    dictionary map as prior), or the dictionary map alone (``"dictionary"``), a saved map, or
    the identity for a single multilingual encoder;
-4. BERTScore (:mod:`xlscore.bertscore`) over all words, or over anchor words only
+4. BERTScore (:mod:`xlscore.metric.bertscore`) over all words, or over anchor words only
    (``variant="anchors"``: precision over the Russian anchor words, recall over the English
    anchor words), optionally idf-weighted and baseline-rescaled.
 
 ``ScoreResult.score`` is the number to rank by. With a quality estimator (the default,
-:mod:`xlscore.estimator`) it is the estimator's prediction; without one (``estimator=None``,
+:mod:`xlscore.estimator.model`) it is the estimator's prediction; without one (``estimator=None``,
 the paper's method) it is F1. Either is pulled towards its lowest value by the share of the
 translation that is not Russian (English copied from the source, another language), so that
 an untranslated copy never scores high. ``precision``/``recall``/``f1``/``anchors`` always
 report the paper's method, and every result carries word-level evidence
-(:mod:`xlscore.evidence`).
+(:mod:`xlscore.metric.evidence`).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import torch
 
-from . import __version__, packs
-from .alignment import ProcrustesAligner
-from .anchors import AnchorSet, find_anchors, is_cyrillic
-from .bertscore import rescale, score_pairs
-from .consensus import consensus_bertscore_groups
-from .corpus import (CHUNK_PAIRS, PreparedCorpus, assign_folds, check_corpus, segment_chunks,
-                     segment_pairs)
-from .encoders import Encoder, WordVectors
-from .errors import AlignmentMismatchError, InputError, XLScoreError
-from .estimator import DEFAULT as DEFAULT_ESTIMATOR, QualityEstimator
-from .evidence import Evidence, gather
-from .fields import resolve_fields
-from .lexicon import Lexicon
-from .mapping import MapFitting
-from .results import RankedTranslation, ScoreResult, penalised, rank_order
-from .translators import AlignmentTranslator, WordTranslator, make_translator
-from .weighting import Weighting
-from .words import normalize_text
+from xlscore._version import __version__
+from xlscore.encoders import packs
+from xlscore.encoders.encoder import Encoder, WordVectors
+from xlscore.encoders.words import normalize_text
+from xlscore.errors import AlignmentMismatchError, InputError, XLScoreError
+from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
+from xlscore.estimator.model import QualityEstimator
+from xlscore.fields import resolve_fields
+from xlscore.metric.alignment import ProcrustesAligner
+from xlscore.metric.anchors import AnchorSet, find_anchors, is_cyrillic
+from xlscore.metric.bertscore import rescale, score_pairs
+from xlscore.metric.consensus import consensus_bertscore_groups
+from xlscore.metric.corpus import (
+    CHUNK_PAIRS,
+    PreparedCorpus,
+    assign_folds,
+    check_corpus,
+    segment_chunks,
+    segment_pairs,
+)
+from xlscore.metric.evidence import Evidence, gather
+from xlscore.metric.lexicon import Lexicon
+from xlscore.metric.mapping import MapFitting
+from xlscore.metric.translators import AlignmentTranslator, WordTranslator, make_translator
+from xlscore.metric.weighting import Weighting
+from xlscore.results import RankedTranslation, ScoreResult, penalised, rank_order
 
-__all__ = ["XLScorer", "ScoreResult", "RankedTranslation", "PreparedCorpus", "rank_order",
-           "assign_folds", "CONSENSUS_WEIGHT", "CONSENSUS_MIN", "CHUNK_PAIRS"]
+__all__ = [
+    "CHUNK_PAIRS",
+    "CONSENSUS_MIN",
+    "CONSENSUS_WEIGHT",
+    "PreparedCorpus",
+    "RankedTranslation",
+    "ScoreResult",
+    "XLScorer",
+    "assign_folds",
+    "rank_order",
+]
 
 VARIANTS = ("anchors", "all")
 ALIGNMENTS = ("dictionary", "corpus")
@@ -59,7 +78,7 @@ OFFLINE_RU = "pack:e5-small"
 #: the multilingual encoder (at its pack's layer) whose cross-lingual all-words F1 an
 #: estimator's ``similarity_weight`` blends into the score
 SIMILARITY_ENCODER = "pack:e5-small"
-_CHUNK = 256   # pairs per padded similarity batch
+_CHUNK = 256  # pairs per padded similarity batch
 
 
 #: weight of the candidates' consensus in ``score``: equal weights of the two signals after
@@ -97,18 +116,20 @@ class XLScorer(MapFitting, Weighting):
     a :class:`Lexicon`.
     ``translator``: ``None`` (the dictionary when the lexicon has word pairs, else
     ``"alignment"``), ``"dictionary"``, ``"alignment"`` (anchors from word alignment in
-    ``pack:e5-small``'s space, :mod:`xlscore.wordalign`), ``"google"`` or a translator object.
+    ``pack:e5-small``'s space, :mod:`xlscore.metric.wordalign`), ``"google"`` or a
+    translator object.
     ``alignment``: ``"corpus"`` (default: the dictionary map refined on the anchors of the
     texts being scored), ``"dictionary"`` (the dictionary map alone, so that a segment's score
     does not depend on the other segments), a saved map's path or a :class:`ProcrustesAligner`.
     ``variant``: ``"anchors"`` (default) or ``"all"``.
-    ``estimator``: the quality estimator whose prediction is ``score`` (:mod:`xlscore.estimator`):
-    ``"default"`` (the shipped one), a shipped name, a ``.safetensors`` path or a
-    :class:`QualityEstimator`; ``None`` scores by the paper's method (F1).
+    ``estimator``: the quality estimator whose prediction is ``score``
+    (:mod:`xlscore.estimator.model`): ``"default"`` (the shipped one), a shipped name, a
+    ``.safetensors`` path or a :class:`QualityEstimator`; ``None`` scores by the paper's
+    method (F1).
     ``precision``: the arithmetic of every model the scorer loads (encoders and estimator):
     ``"auto"`` (bfloat16 where the hardware computes in it, else float32), ``"fp32"`` (exact),
-    ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.precision`); encoders and estimators
-    passed in as objects keep their own.
+    ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.encoders.precision`); encoders and
+    estimators passed in as objects keep their own.
     ``consensus``: without an estimator, when several candidates of one source are scored
     together (several engines, :meth:`rank`), blend each one's agreement with the others into
     ``score`` (default off; see :class:`ScoreResult`). A single list of translations is never
@@ -122,25 +143,35 @@ class XLScorer(MapFitting, Weighting):
     same). :meth:`prepare` and the paper's methods compute everything whatever this says.
     """
 
-    def __init__(self, en_model: str | os.PathLike | Encoder | None = None,
-                 ru_model: str | os.PathLike | Encoder | None = None, *,
-                 multilingual: str | os.PathLike | Encoder | None = None,
-                 layer: int | tuple[int | None, int | None] | None = None,
-                 lexicon: str | os.PathLike | Lexicon | None = None,
-                 translator: str | WordTranslator | None = None,
-                 alignment: str | os.PathLike | ProcrustesAligner = "corpus",
-                 variant: str = "anchors", consensus: bool = False,
-                 idf: bool = False, rescale: bool = False,
-                 baseline: tuple[float, float, float] | None = None,
-                 device: str | None = None,
-                 align_center: bool = False, align_normalize: bool = True,
-                 estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
-                 precision: str = "auto", fields: str | Iterable[str] | None = None) -> None:
+    def __init__(
+        self,
+        en_model: str | os.PathLike | Encoder | None = None,
+        ru_model: str | os.PathLike | Encoder | None = None,
+        *,
+        multilingual: str | os.PathLike | Encoder | None = None,
+        layer: int | tuple[int | None, int | None] | None = None,
+        lexicon: str | os.PathLike | Lexicon | None = None,
+        translator: str | WordTranslator | None = None,
+        alignment: str | os.PathLike | ProcrustesAligner = "corpus",
+        variant: str = "anchors",
+        consensus: bool = False,
+        idf: bool = False,
+        rescale: bool = False,
+        baseline: tuple[float, float, float] | None = None,
+        device: str | None = None,
+        align_center: bool = False,
+        align_normalize: bool = True,
+        estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
+        precision: str = "auto",
+        fields: str | Iterable[str] | None = None,
+    ) -> None:
         self.variant = _variant(variant, "anchors")
         self.fields = resolve_fields(fields, estimator=estimator is not None)
         if estimator is not None and consensus:
-            raise XLScoreError("consensus blends into the paper's score only: use it with "
-                               "estimator=None (--estimator none)")
+            raise XLScoreError(
+                "consensus blends into the paper's score only: use it with "
+                "estimator=None (--estimator none)"
+            )
         en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
         if multilingual is not None:
             if en_model is not None or ru_model is not None:
@@ -178,8 +209,11 @@ class XLScorer(MapFitting, Weighting):
         elif isinstance(alignment, str) and alignment in ALIGNMENTS:
             self.alignment_mode = alignment
         elif isinstance(alignment, (str, os.PathLike)):
-            self._set_fixed(ProcrustesAligner.load(
-                alignment, expect={"en": self.en.describe(), "ru": self.ru.describe()}))
+            self._set_fixed(
+                ProcrustesAligner.load(
+                    alignment, expect={"en": self.en.describe(), "ru": self.ru.describe()}
+                )
+            )
         else:
             raise XLScoreError(f"unknown alignment {alignment!r}")
 
@@ -187,8 +221,9 @@ class XLScorer(MapFitting, Weighting):
         want = (self.ru.dim, self.en.dim)
         if aligner.W_ is None or aligner.W_.shape != want:
             shape = None if aligner.W_ is None else aligner.W_.shape
-            raise AlignmentMismatchError(f"the alignment maps {shape}, but these encoders "
-                                         f"need {want[0]}x{want[1]}")
+            raise AlignmentMismatchError(
+                f"the alignment maps {shape}, but these encoders need {want[0]}x{want[1]}"
+            )
         self.fixed_alignment, self.alignment_mode = aligner, "fixed"
 
     @staticmethod
@@ -202,16 +237,22 @@ class XLScorer(MapFitting, Weighting):
         return _variant(variant, self.variant)
 
     @classmethod
-    def offline(cls, **kwargs) -> "XLScorer":
+    def offline(cls, **kwargs) -> XLScorer:
         """The offline default: English ``pack:minilm-en`` + Russian ``pack:e5-small``."""
         return cls(en_model=OFFLINE_EN, ru_model=OFFLINE_RU, **kwargs)
 
     # ------------------------------------------------------------------ scoring
-    def prepare(self, sources: Sequence[str], translations: Sequence[str], *,
-                progress: bool = False) -> PreparedCorpus:
+    def prepare(
+        self, sources: Sequence[str], translations: Sequence[str], *, progress: bool = False
+    ) -> PreparedCorpus:
         """Embed and anchor a corpus once; :meth:`score_prepared` then scores it any way."""
         sources, systems = check_corpus(sources, translations)
-        translations = systems[next(iter(systems))]
+        return self._prepare(sources, systems[next(iter(systems))], progress)
+
+    def _prepare(
+        self, sources: list[str], translations: list[str], progress: bool
+    ) -> PreparedCorpus:
+        """:meth:`prepare` of a corpus already checked (by the public method that called)."""
         src = self.en.embed_words(sources, progress=progress)
         mt = self.ru.embed_words(translations, progress=progress)
         space = None
@@ -219,22 +260,25 @@ class XLScorer(MapFitting, Weighting):
             # the word alignment needs both sides in the similarity encoder's space; the
             # similarity reuses the sources' vectors
             enc = self._similarity_encoder()
-            space = (enc.embed_words(sources, progress=progress),
-                     mt if enc is self.ru else enc.embed_words(translations, progress=progress))
+            space = (
+                enc.embed_words(sources, progress=progress),
+                mt if enc is self.ru else enc.embed_words(translations, progress=progress),
+            )
         corpus = self.anchor(src, mt, space=space)
         corpus.given = translations
         if space is not None:
             corpus.sim_src = space[0]
         return corpus
 
-    def _prepare_chunk(self, sources: list[str], translations: list[str],
-                       progress: bool) -> PreparedCorpus:
+    def _prepare_chunk(
+        self, sources: list[str], translations: list[str], progress: bool
+    ) -> PreparedCorpus:
         """A chunk prepared for :meth:`iter_score`: everything (:meth:`prepare`) when the
         paper's columns are asked for; else both sides embedded once by the similarity encoder
         and anchors only as far as the evidence needs them (for the foreign-text share and the
         flags, without any word translation, when it is not asked for either)."""
         if "paper" in self.fields:
-            return self.prepare(sources, translations, progress=progress)
+            return self._prepare(sources, translations, progress)
         enc = self._similarity_encoder()
         src = enc.embed_words(sources, progress=progress)
         mt = enc.embed_words(translations, progress=progress)
@@ -242,10 +286,14 @@ class XLScorer(MapFitting, Weighting):
         corpus.given, corpus.paper = translations, False
         return corpus
 
-    def anchor(self, src: Sequence[WordVectors], mt: Sequence[WordVectors], *,
-               translate: bool = True,
-               space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None
-               ) -> PreparedCorpus:
+    def anchor(
+        self,
+        src: Sequence[WordVectors],
+        mt: Sequence[WordVectors],
+        *,
+        translate: bool = True,
+        space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None,
+    ) -> PreparedCorpus:
         """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
         ``translate=False`` looks no word up, so that only the foreign-text share and the flags
         (which need no translation) are meaningful. With the ``"alignment"`` translator,
@@ -257,10 +305,12 @@ class XLScorer(MapFitting, Weighting):
         aligned = translate and isinstance(self.translator, AlignmentTranslator)
         if aligned and space is None:
             enc = self._similarity_encoder()
-            space = (enc.embed_words([s.text for s in src]),
-                     enc.embed_words([m.text for m in mt]))
-        ru_words = [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)] \
-            if translate and not aligned else []
+            space = (enc.embed_words([s.text for s in src]), enc.embed_words([m.text for m in mt]))
+        ru_words = (
+            [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
+            if translate and not aligned
+            else []
+        )
         table = self.translator.translations(ru_words) if ru_words else {}
         empty: frozenset[str] = frozenset()
         lex = self.lexicon
@@ -271,27 +321,49 @@ class XLScorer(MapFitting, Weighting):
             if key not in cached:
                 words = table
                 if aligned:
+                    if space is None or not isinstance(self.translator, AlignmentTranslator):
+                        raise XLScoreError("word alignment needs the alignment translator")
                     a_src, a_mt = space[0][k], space[1][k]
                     words = self.translator.pair_translations(
-                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys)
-                cached[key] = find_anchors(s.words, m.words,
-                                           lambda w, words=words: words.get(w, empty),
-                                           lex.en_keys, known)
+                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys
+                    )
+
+                def translations(
+                    w: str, words: Mapping[str, frozenset[str]] = words
+                ) -> frozenset[str]:
+                    return words.get(w, empty)
+
+                cached[key] = find_anchors(s.words, m.words, translations, lex.en_keys, known)
             corpus.anchors.append(cached[key])
         return corpus
 
-    def score(self, sources: Sequence[str], translations: Sequence[str],
-              variant: str | None = None, *, chunk_size: int = CHUNK_PAIRS,
-              progress: bool = False) -> list[ScoreResult]:
+    def score(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str],
+        variant: str | None = None,
+        *,
+        chunk_size: int = CHUNK_PAIRS,
+        progress: bool = False,
+    ) -> list[ScoreResult]:
         """Score each translation against its source; one :class:`ScoreResult` per pair."""
-        return [by[""] for _, by in self.iter_score(sources, translations, variant,
-                                                    chunk_size=chunk_size, progress=progress)]
+        return [
+            by[""]
+            for _, by in self.iter_score(
+                sources, translations, variant, chunk_size=chunk_size, progress=progress
+            )
+        ]
 
-    def iter_score(self, sources: Sequence[str],
-                   translations: Sequence[str] | Mapping[str, Sequence[str]],
-                   variant: str | None = None, *, chunk_size: int = CHUNK_PAIRS,
-                   start: int = 0, progress: bool = False
-                   ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
+    def iter_score(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str] | Mapping[str, Sequence[str]],
+        variant: str | None = None,
+        *,
+        chunk_size: int = CHUNK_PAIRS,
+        start: int = 0,
+        progress: bool = False,
+    ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
         """Score a corpus in chunks, yielding ``(segment index, {engine: result})`` in order
         from segment ``start``; ``translations`` is one list (engine ``""``) or several by
         engine name. Memory is bounded by the chunk (``chunk_size`` pairs).
@@ -307,36 +379,49 @@ class XLScorer(MapFitting, Weighting):
         sources, systems = check_corpus(sources, translations)
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
-        settled = None
+        settled: tuple[ProcrustesAligner, Any, tuple[float, float, float] | None] | None = None
         if len(chunks) > 1 and "paper" in self.fields:
             # the texts as the single-chunk path sees them (normalised), so that idf and the
             # baseline do not depend on the chunk size
             all_src = [normalize_text(s) for s in sources for _ in names]
-            all_mt = [normalize_text(v[i]) for i in range(len(sources))
-                      for v in systems.values()]
-            aligner = (self.fit_map(sources, systems, chunk_size=chunk_size, progress=progress)
-                       if self.alignment_mode == "corpus" and not self.multilingual
-                       else self._aligner_for(None, progress))
+            all_mt = [normalize_text(v[i]) for i in range(len(sources)) for v in systems.values()]
+            aligner = (
+                self._fit_map(sources, systems, chunk_size, progress)
+                if self.alignment_mode == "corpus" and not self.multilingual
+                else self._aligner_for(None, progress)
+            )
             settled = self._settle(all_src, all_mt, variant, aligner, None, progress)
         for a, b in chunks:
             if b <= start and settled is not None:
-                continue     # (a single chunk is settled even when nothing is left to yield)
+                continue  # (a single chunk is settled even when nothing is left to yield)
             # a chunk is always computed whole, so that resuming reproduces the same batches
             # and therefore the same floating-point results
             corpus = self._prepare_chunk(*segment_pairs(sources, systems, a, b), progress)
             if settled is None and corpus.paper:
                 settled = self._settle(*corpus.texts(), variant, None, corpus, progress)
             n = len(names)
-            results = self.finish(corpus, self._score_core(corpus, variant, *settled)
-                                  if corpus.paper else self._unscored(corpus),
-                                  [range(k, k + n) for k in range(0, len(corpus), n)])
+            results = self.finish(
+                corpus,
+                self._score_core(corpus, variant, *settled)
+                if corpus.paper and settled is not None
+                else self._unscored(corpus),
+                [range(k, k + n) for k in range(0, len(corpus), n)],
+            )
             for i in range(max(a, start), b):
                 k = (i - a) * n
-                yield i, dict(zip(names, results[k:k + n]))
+                yield i, dict(zip(names, results[k : k + n]))
 
-    def _settle(self, sources: list[str], translations: list[str], variant: str,
-                aligner: ProcrustesAligner | None, corpus: PreparedCorpus | None,
-                progress: bool, idf=None, baseline=None):
+    def _settle(
+        self,
+        sources: list[str],
+        translations: list[str],
+        variant: str,
+        aligner: ProcrustesAligner | None,
+        corpus: PreparedCorpus | None,
+        progress: bool,
+        idf=None,
+        baseline=None,
+    ) -> tuple[ProcrustesAligner, Any, tuple[float, float, float] | None]:
         """Map, idf weights and baseline for a corpus, from the given values or the scorer's
         settings; remembers the map and baseline for the signature."""
         if aligner is None:
@@ -345,17 +430,23 @@ class XLScorer(MapFitting, Weighting):
             idf = self._idf_for(sources, translations)
         if self.rescale and baseline is None:
             baseline = self.baseline or self.compute_baseline(
-                sources, translations, variant=variant, aligner=aligner, idf=idf,
-                progress=progress)
+                sources, translations, variant=variant, aligner=aligner, idf=idf, progress=progress
+            )
         if not self.rescale:
             baseline = None
         self.last_alignment, self.last_baseline = aligner, baseline
         return aligner, idf, baseline
 
-    def score_prepared(self, corpus: PreparedCorpus, variant: str | None = None, *,
-                       aligner: ProcrustesAligner | None = None, idf=None,
-                       baseline: tuple[float, float, float] | None = None,
-                       progress: bool = False) -> list[ScoreResult]:
+    def score_prepared(
+        self,
+        corpus: PreparedCorpus,
+        variant: str | None = None,
+        *,
+        aligner: ProcrustesAligner | None = None,
+        idf=None,
+        baseline: tuple[float, float, float] | None = None,
+        progress: bool = False,
+    ) -> list[ScoreResult]:
         """Score a :class:`PreparedCorpus`. ``aligner`` overrides the scorer's alignment;
         ``idf`` (a pair of functions) and ``baseline`` its weights and rescaling baseline;
         what is not given comes from the scorer's settings or, failing that, this corpus.
@@ -363,14 +454,21 @@ class XLScorer(MapFitting, Weighting):
         has an estimator; :meth:`finish` turns the results into the final scores."""
         variant = _variant(variant, self.variant)
         if not corpus.paper:
-            raise XLScoreError("this corpus was prepared without the paper's columns; "
-                               "prepare it with XLScorer.prepare")
-        settled = self._settle(*corpus.texts(), variant, aligner, corpus, progress, idf,
-                               baseline)
+            raise XLScoreError(
+                "this corpus was prepared without the paper's columns; "
+                "prepare it with XLScorer.prepare"
+            )
+        settled = self._settle(*corpus.texts(), variant, aligner, corpus, progress, idf, baseline)
         return self._score_core(corpus, variant, *settled)
 
-    def _score_core(self, corpus: PreparedCorpus, variant: str, aligner: ProcrustesAligner,
-                    idf, baseline: tuple[float, float, float] | None) -> list[ScoreResult]:
+    def _score_core(
+        self,
+        corpus: PreparedCorpus,
+        variant: str,
+        aligner: ProcrustesAligner,
+        idf,
+        baseline: tuple[float, float, float] | None,
+    ) -> list[ScoreResult]:
         """The arithmetic: map, select words, greedy matching, rescaling, penalty."""
         mapped = self._map(corpus.mt, aligner)
         cand, ref, cand_w, ref_w = [], [], [], []
@@ -391,12 +489,19 @@ class XLScorer(MapFitting, Weighting):
         out = []
         for k, (src, mt, anchors) in enumerate(zip(corpus.src, corpus.mt, corpus.anchors)):
             f1 = float(f[k])
-            out.append(ScoreResult(
-                precision=float(p[k]), recall=float(r[k]), f1=f1,
-                score=penalised(f1, anchors.foreign, floor), n_anchors=len(anchors),
-                anchors=tuple((src.words[e], mt.words[i]) for e, i in anchors.pairs),
-                foreign=anchors.foreign, flags=_flags(src, mt, anchors),
-                evidence=gather(src.words, mt.words, anchors)))
+            out.append(
+                ScoreResult(
+                    precision=float(p[k]),
+                    recall=float(r[k]),
+                    f1=f1,
+                    score=penalised(f1, anchors.foreign, floor),
+                    n_anchors=len(anchors),
+                    anchors=tuple((src.words[e], mt.words[i]) for e, i in anchors.pairs),
+                    foreign=anchors.foreign,
+                    flags=_flags(src, mt, anchors),
+                    evidence=gather(src.words, mt.words, anchors),
+                )
+            )
         return out
 
     def _unscored(self, corpus: PreparedCorpus) -> list[ScoreResult]:
@@ -406,14 +511,27 @@ class XLScorer(MapFitting, Weighting):
         evidence = "evidence" in self.fields
         out = []
         for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors):
-            out.append(ScoreResult(
-                precision=None, recall=None, f1=None, score=float("nan"), n_anchors=None,
-                anchors=(), foreign=anchors.foreign, flags=_flags(src, mt, anchors),
-                evidence=gather(src.words, mt.words, anchors) if evidence else Evidence()))
+            out.append(
+                ScoreResult(
+                    precision=None,
+                    recall=None,
+                    f1=None,
+                    score=float("nan"),
+                    n_anchors=None,
+                    anchors=(),
+                    foreign=anchors.foreign,
+                    flags=_flags(src, mt, anchors),
+                    evidence=gather(src.words, mt.words, anchors) if evidence else Evidence(),
+                )
+            )
         return out
 
-    def finish(self, corpus: PreparedCorpus, results: Sequence[ScoreResult],
-               groups: Iterable[Sequence[int]]) -> list[ScoreResult]:
+    def finish(
+        self,
+        corpus: PreparedCorpus,
+        results: Sequence[ScoreResult],
+        groups: Iterable[Sequence[int]],
+    ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
         prediction when the scorer has one, else F1 blended with the consensus of each group
         of candidates of one source (``groups``: their positions) when consensus is on."""
@@ -421,8 +539,9 @@ class XLScorer(MapFitting, Weighting):
             return self.blend_consensus(corpus, results, groups)
         return self.apply_estimator(corpus, results)
 
-    def apply_estimator(self, corpus: PreparedCorpus, results: Sequence[ScoreResult]
-                        ) -> list[ScoreResult]:
+    def apply_estimator(
+        self, corpus: PreparedCorpus, results: Sequence[ScoreResult]
+    ) -> list[ScoreResult]:
         """``results`` with ``estimate`` (the estimator's prediction), its ``adequacy`` part,
         the predicted ``error_spans`` and ``score``. For an estimator with a
         ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
@@ -434,16 +553,24 @@ class XLScorer(MapFitting, Weighting):
             raise XLScoreError("this scorer has no estimator")
         floor, w = self.estimator.floor, self.estimator.similarity_weight
         sources, seen = corpus.texts()
-        estimates = self.estimator.estimate(sources, corpus.given or seen)
+        estimates = self.estimator.estimate(sources, corpus.given or seen, checked=True)
         similarity = self.similarity(corpus) if w else [None] * len(results)
         out = []
         for r, e, sim in zip(results, estimates, similarity):
             empty = "empty" in r.flags or "empty_source" in r.flags
-            score = penalised(e.score, r.foreign, floor) if sim is None else \
-                e.score - w * (1.0 - sim)
-            out.append(replace(r, estimate=e.score, adequacy=e.adequacy,
-                               error_spans=e.error_spans, similarity=sim,
-                               score=floor - 2 * w if empty else score))
+            score = (
+                penalised(e.score, r.foreign, floor) if sim is None else e.score - w * (1.0 - sim)
+            )
+            out.append(
+                replace(
+                    r,
+                    estimate=e.score,
+                    adequacy=e.adequacy,
+                    error_spans=e.error_spans,
+                    similarity=sim,
+                    score=floor - 2 * w if empty else score,
+                )
+            )
         return out
 
     def similarity(self, corpus: PreparedCorpus) -> list[float]:
@@ -453,11 +580,18 @@ class XLScorer(MapFitting, Weighting):
         was prepared by it (without the paper's columns); else it is loaded once."""
         enc = self._similarity_encoder()
         sources, translations = corpus.texts()
-        mt = ([wv.vectors for wv in corpus.mt] if enc is self.ru or not corpus.paper else
-              [wv.vectors for wv in enc.embed_words(translations)])
-        src = ([wv.vectors for wv in corpus.src] if not corpus.paper else
-               [wv.vectors for wv in corpus.sim_src] if corpus.sim_src is not None else
-               [wv.vectors for wv in enc.embed_words(sources)])
+        mt = (
+            [wv.vectors for wv in corpus.mt]
+            if enc is self.ru or not corpus.paper
+            else [wv.vectors for wv in enc.embed_words(translations)]
+        )
+        src = (
+            [wv.vectors for wv in corpus.src]
+            if not corpus.paper
+            else [wv.vectors for wv in corpus.sim_src]
+            if corpus.sim_src is not None
+            else [wv.vectors for wv in enc.embed_words(sources)]
+        )
         _, _, f = score_pairs(mt, src, batch=_CHUNK)
         return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
 
@@ -467,16 +601,19 @@ class XLScorer(MapFitting, Weighting):
         if self._sim_encoder is None:
             layer = packs.get(SIMILARITY_ENCODER).default_layer
             if self.ru.spec != SIMILARITY_ENCODER:
-                self._sim_encoder = Encoder.load(SIMILARITY_ENCODER, layer,
-                                                 device=self.ru.device,
-                                                 precision=self.ru.precision)
+                self._sim_encoder = Encoder.load(
+                    SIMILARITY_ENCODER, layer, device=self.ru.device, precision=self.ru.precision
+                )
             else:
-                self._sim_encoder = self.ru if self.ru.layer == layer else \
-                    self.ru.with_layer(layer)
+                self._sim_encoder = self.ru if self.ru.layer == layer else self.ru.with_layer(layer)
         return self._sim_encoder
 
-    def blend_consensus(self, corpus: PreparedCorpus, results: Sequence[ScoreResult],
-                        groups: Iterable[Sequence[int]]) -> list[ScoreResult]:
+    def blend_consensus(
+        self,
+        corpus: PreparedCorpus,
+        results: Sequence[ScoreResult],
+        groups: Iterable[Sequence[int]],
+    ) -> list[ScoreResult]:
         """``results`` (of ``corpus``, in its order) with each group's consensus blended into
         the scores; ``groups`` holds the positions of candidates of one source (e.g. all
         engines' translations of a segment). Groups smaller than :data:`CONSENSUS_MIN`, and
@@ -498,6 +635,8 @@ class XLScorer(MapFitting, Weighting):
         uniq = list({id(wv): wv for wv in mt}.values())
         sizes = [len(wv) for wv in uniq]
         if not sum(sizes):
+            if aligner.W_ is None:
+                raise AlignmentMismatchError("the alignment is not fitted yet")
             return [torch.zeros((0, aligner.W_.shape[1])) for _ in mt]
         mapped = aligner.transform(torch.cat([wv.vectors for wv in uniq])).float()
         parts = dict(zip((id(wv) for wv in uniq), torch.split(mapped, sizes)))
@@ -513,31 +652,41 @@ class XLScorer(MapFitting, Weighting):
         engines = {str(k): [t] for k, t in enumerate(translations)}
         results = [] if not engines else list(next(self.iter_score([source], engines))[1].values())
         order = rank_order(results)
-        return [RankedTranslation(i, translations[i], results[i], rank)
-                for rank, i in enumerate(order, start=1)]
+        return [
+            RankedTranslation(i, translations[i], results[i], rank)
+            for rank, i in enumerate(order, start=1)
+        ]
 
     # ------------------------------------------------------------------ identity
     def describe(self) -> dict:
         """Every setting that changes a score (the signature's content)."""
         align = self.alignment_mode
-        if self.alignment_mode == "fixed":
+        if self.alignment_mode == "fixed" and self.fixed_alignment is not None:
             align += "#" + self.fixed_alignment.digest
         elif self.last_alignment is not None and not self.multilingual:
             align += "#" + self.last_alignment.digest
         baseline = self.baseline or self.last_baseline
         return {
-            "version": __version__, "en": self.en.describe(), "ru": self.ru.describe(),
-            "variant": self.variant, "idf": self.idf, "rescale": self.rescale,
+            "version": __version__,
+            "en": self.en.describe(),
+            "ru": self.ru.describe(),
+            "variant": self.variant,
+            "idf": self.idf,
+            "rescale": self.rescale,
             "consensus": CONSENSUS_WEIGHT if self.consensus else None,
             "baseline": list(baseline) if self.rescale and baseline else None,
-            "lexicon": self.lexicon.describe(), "words": self.lexicon.known_words()[1],
+            "lexicon": self.lexicon.describe(),
+            "words": self.lexicon.known_words()[1],
             "translator": self.translator.name,
-            "alignment": align, "align_center": self.align_center,
+            "alignment": align,
+            "align_center": self.align_center,
             "align_normalize": self.align_normalize,
             "estimator": self.estimator.describe() if self.estimator is not None else None,
-            "similarity": (self._similarity_encoder().describe()
-                           if self.estimator is not None and self.estimator.similarity_weight
-                           else None),
+            "similarity": (
+                self._similarity_encoder().describe()
+                if self.estimator is not None and self.estimator.similarity_weight
+                else None
+            ),
         }
 
     def signature(self) -> str:
@@ -548,15 +697,25 @@ class XLScorer(MapFitting, Weighting):
             return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
         est = self.estimator.signature() if self.estimator is not None else "est:no"
-        if d["similarity"] is not None:
+        if d["similarity"] is not None and self.estimator is not None:
             est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
-        parts = [f"xlscore:{d['version']}", est, f"en:{enc(d['en'])}", f"ru:{enc(d['ru'])}",
-                 f"variant:{d['variant']}",
-                 "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
-                 f"idf:{'yes' if d['idf'] else 'no'}",
-                 "rescale:" + ("no" if not d["rescale"] else
-                               "/".join(f"{b:.4f}" for b in d["baseline"] or ()) or "yes"),
-                 f"lex:{d['lexicon']}", f"words:{d['words']}",
-                 f"tr:{d['translator'].split(':')[0]}",
-                 f"align:{d['alignment']}"]
+        parts = [
+            f"xlscore:{d['version']}",
+            est,
+            f"en:{enc(d['en'])}",
+            f"ru:{enc(d['ru'])}",
+            f"variant:{d['variant']}",
+            "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
+            f"idf:{'yes' if d['idf'] else 'no'}",
+            "rescale:"
+            + (
+                "no"
+                if not d["rescale"]
+                else "/".join(f"{b:.4f}" for b in d["baseline"] or ()) or "yes"
+            ),
+            f"lex:{d['lexicon']}",
+            f"words:{d['words']}",
+            f"tr:{d['translator'].split(':')[0]}",
+            f"align:{d['alignment']}",
+        ]
         return "|".join(parts)

@@ -1,0 +1,1 @@
+"""Scale-out on Ray Data (``xlscore batch``); Ray is imported only when used."""

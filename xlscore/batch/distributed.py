@@ -1,0 +1,593 @@
+"""Batch scoring on Ray Data: files of (source, translation) pairs in, Parquet out, on one
+machine or a cluster, with the numbers ``xlscore score`` gives.
+
+:func:`score_dataset` plans the input into units (:mod:`xlscore.io.pairfiles`), and runs Ray
+Data ``map_batches`` over them with a pool of actors (``ActorPoolStrategy``), one scorer per
+actor. Each actor call reads one unit, scores it and returns its rows; the driver writes each
+unit's rows to its own part file once all of them have arrived, so a unit retried after a
+worker died is written once, and a job started again skips the finished files.
+
+The score of a pair must not depend on which worker scored it or with what else:
+
+* the corpus map (``alignment="corpus"``, the default) is fitted in a first pass: each unit
+  returns its anchor-pair statistics (a d x d cross-covariance and a few sums,
+  :meth:`XLScorer.map_statistics`), the driver adds them up in unit order and solves once
+  (:meth:`XLScorer.map_from_statistics`) -- the map of the whole corpus, equal to a local fit
+  up to float summation order. Any map (corpus, dictionary, a saved one) and a user-trained
+  estimator are then sent to the workers once, through the object store;
+* the quality estimator's forward passes have shapes fixed by each pair's own length
+  (:func:`xlscore.encoders.precision.batch_shape`), so its predictions are bit-identical whatever a
+  unit holds;
+* settings whose statistics come from the whole corpus in a form that does not add up
+  (``idf``, ``rescale``) and consensus across engines (it needs all candidates of a source in
+  one place) are refused.
+
+Ray runs offline and quietly: usage statistics off, no dashboard, Ray's temporary files under
+one known folder, and for a Ray instance started here an authentication token kept in this
+process's environment, never written to the home folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import resource
+import secrets
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from xlscore.errors import XLScoreError
+from xlscore.io.pairfiles import (
+    ROWS_PER_FILE,
+    PairColumns,
+    Unit,
+    UnitRows,
+    discover,
+    finished_units,
+    job_key,
+    output_schema,
+    part_path,
+    plan_units,
+    read_unit,
+    unit_table,
+    write_part,
+)
+
+#: the Ray versions this module is tested with (the ``ray`` extra pins the same)
+RAY_TESTED = "2.60"
+MANIFEST = "_xlscore_job.json"
+MAP_FILE = "_xlscore_map.npz"
+#: the default column names (:class:`PairColumns` is frozen, so one instance is shared)
+DEFAULT_COLUMNS = PairColumns()
+_REFUSED = {
+    "idf": "idf weights come from the whole corpus",
+    "rescale": "the rescaling baseline samples pairs across the whole corpus",
+    "consensus": "consensus needs every candidate of a source in one place",
+}
+
+
+def _import_ray():
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise XLScoreError('batch scoring needs Ray Data: pip install "xlscore[ray]"') from None
+    return ray
+
+
+@dataclass
+class UnitReport:
+    """What the driver learns about one finished unit."""
+
+    unit: int
+    rows: int
+    errors: int
+    worker_pid: int
+    host: str
+    peak_rss_mb: float
+    seconds: float
+
+
+@dataclass
+class BatchSummary:
+    """The outcome of :func:`score_dataset`."""
+
+    output: Path
+    signature: str
+    rows: int
+    units: int
+    skipped_units: int
+    error_rows: int
+    first_errors: list[str] = field(default_factory=list)
+    reports: list[UnitReport] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def peak_rss_mb_by_worker(self) -> dict[str, float]:
+        """Largest resident memory each worker process reached (MB), by ``host:pid``."""
+        out: dict[str, float] = {}
+        for r in self.reports:
+            key = f"{r.host}:{r.worker_pid}"
+            out[key] = max(out.get(key, 0.0), r.peak_rss_mb)
+        return out
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+class _Worker:
+    """Base of the Ray actors: builds the scorer once per process."""
+
+    def __init__(self, config: dict, threads: int | None, extras: dict) -> None:
+        import ray
+        import torch
+
+        from xlscore.scorer import XLScorer
+
+        if threads:
+            torch.set_num_threads(int(threads))
+        config = dict(config)
+        if "estimator" in extras:  # a user-trained estimator sent by the driver
+            path = Path(tempfile.mkdtemp(prefix="xlscore-est-")) / "estimator.safetensors"
+            path.write_bytes(ray.get(extras["estimator"]))
+            config["estimator"] = str(path)
+        if "aligner" in extras:  # the map, sent once through the object store
+            config["alignment"] = ray.get(extras["aligner"])
+        self.columns = PairColumns(**extras["columns"])
+        self.allow_empty = bool(extras["allow_empty"])
+        self.scorer = XLScorer(**config)
+        self.pid, self.host = os.getpid(), socket.gethostname()
+
+    def _rows(self, batch) -> tuple[Unit, UnitRows, list[int]]:
+        unit = Unit.from_dict(json.loads(batch["unit"][0]))
+        rows = read_unit(unit, self.columns, allow_empty=self.allow_empty)
+        good = [k for k, p in enumerate(rows.problems) if p is None]
+        return unit, rows, good
+
+
+class _MapStatistics(_Worker):
+    """Pass 1: a unit's anchor-pair statistics for the corpus map."""
+
+    def __call__(self, batch) -> dict:
+        import numpy as np
+
+        unit, rows, good = self._rows(batch)
+        stats = {"n_pairs": 0}
+        if good:
+            corpus = self.scorer.prepare(
+                [rows.sources[k] for k in good], [rows.translations[k] for k in good]
+            )
+            stats = self.scorer.map_statistics(corpus)
+        return {
+            "unit": np.array([unit.index]),
+            "stats": np.array([json.dumps({k: np.asarray(v).tolist() for k, v in stats.items()})]),
+        }
+
+
+class _ScoreUnits(_Worker):
+    """Pass 2: a unit's rows, scored, as an Arrow table with the worker's report."""
+
+    def __init__(self, config: dict, threads: int | None, extras: dict) -> None:
+        super().__init__(config, threads, extras)
+        self.keep_text = bool(extras["keep_text"])
+
+    def __call__(self, batch):
+        import pyarrow as pa
+
+        t0 = time.perf_counter()
+        unit, rows, good = self._rows(batch)
+        results = {}
+        if good:
+            scored = self.scorer.score(
+                [rows.sources[k] for k in good], [rows.translations[k] for k in good]
+            )
+            results = {k: r.to_dict() for k, r in zip(good, scored)}
+        table = unit_table(rows, results, self.keep_text)
+        n = table.num_rows
+        report = {
+            "unit": unit.index,
+            "rows": n,
+            "errors": n - len(good),
+            "worker_pid": self.pid,
+            "host": self.host,
+            "peak_rss_mb": _peak_rss_mb(),
+            "seconds": time.perf_counter() - t0,
+        }
+        return (
+            table.append_column("_unit", pa.array([unit.index] * n, pa.int64()))
+            .append_column("_row", pa.array(range(n), pa.int64()))
+            .append_column("_report", pa.array([json.dumps(report)] * n))
+        )
+
+
+def _user_tag() -> str:
+    """Who runs this, for a per-user temporary folder: the numeric user id on POSIX, the
+    login name elsewhere (Windows has no ``os.getuid``)."""
+    if hasattr(os, "getuid"):
+        return str(os.getuid())
+    import getpass
+
+    return getpass.getuser()
+
+
+@contextlib.contextmanager
+def ray_session(
+    address: str | None = None,
+    *,
+    cpus: int | None = None,
+    temp_dir: str | os.PathLike | None = None,
+) -> Iterator[ModuleType]:
+    """Ray for a job: the instance this process is already connected to; else ``address``
+    (``"auto"``: the running cluster); else a local instance started here (``cpus``: how
+    many CPUs it offers, default all) and stopped at the end.
+
+    Offline and quiet: usage statistics off, no dashboard, Ray's temporary files under
+    ``temp_dir`` (default ``TMPDIR/xlscore-ray-UID``), and a local instance's authentication
+    token in this process's environment only (nothing written to the home folder)."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        yield ray
+        return
+    import logging
+
+    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
+    kwargs: dict = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.WARNING,
+        "configure_logging": True,
+    }
+    if address is None:
+        if saved["RAY_AUTH_MODE"] is None and saved["RAY_AUTH_TOKEN"] is None:
+            # Ray turns token authentication on for a new local instance and, finding no
+            # token, writes one to ~/.ray; a token in the environment is used instead
+            os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+        temp = Path(temp_dir or Path(tempfile.gettempdir()) / f"xlscore-ray-{_user_tag()}")
+        temp.mkdir(parents=True, exist_ok=True)
+        kwargs.update(num_cpus=cpus or os.cpu_count() or 1, _temp_dir=str(temp))
+    else:
+        kwargs["address"] = address
+    # the notice that a local instance uses token authentication is not news to our users
+    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
+        logging.ERROR
+    )
+    try:
+        ray.init(**kwargs)
+    except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError ...
+        _restore(saved)
+        raise XLScoreError(f"cannot start or reach Ray ({address or 'local'}): {err}") from None
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
+def _checked_config(scorer: dict | None) -> dict:
+    config = dict(scorer or {})
+    for key, why in _REFUSED.items():
+        if config.get(key):
+            raise XLScoreError(
+                f"batch scoring does not support {key}: {why}; use `xlscore score` for it"
+            )
+    for key in ("en_model", "ru_model", "multilingual", "alignment", "estimator", "lexicon"):
+        value = config.get(key)
+        if value is not None and not isinstance(value, (str, os.PathLike)):
+            raise XLScoreError(
+                f"batch scoring needs {key} as a name or a path (each worker "
+                f"loads its own), not a {type(value).__name__}"
+            )
+    return config
+
+
+def score_dataset(
+    inputs: str | os.PathLike | Sequence[str | os.PathLike],
+    output: str | os.PathLike,
+    *,
+    scorer: dict | None = None,
+    columns: PairColumns = DEFAULT_COLUMNS,
+    workers: int = 1,
+    gpus_per_worker: float = 0.0,
+    cpus_per_worker: float | None = None,
+    threads_per_worker: int | None = None,
+    rows_per_file: int = ROWS_PER_FILE,
+    allow_empty: bool = False,
+    keep_text: bool = False,
+    overwrite: bool = False,
+    ray_address: str | None = None,
+    temp_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+    on_unit: Callable[[UnitReport], None] | None = None,
+) -> BatchSummary:
+    """Score every (source, translation) row of ``inputs`` (Parquet, JSON-lines or TSV files,
+    or folders of them) on Ray, writing ``output/part-NNNNNN.parquet`` files.
+
+    ``scorer``: :class:`~xlscore.XLScorer` keyword arguments as names and paths (the
+    default: the offline default scorer); every worker builds the same scorer. ``workers``:
+    actors in the pool, each with ``gpus_per_worker`` GPUs and ``cpus_per_worker`` CPUs
+    (default: less than one CPU each when the workers would fill the machine, so that reading
+    is never starved) and ``threads_per_worker`` torch threads. ``ray_address``: ``"auto"``
+    or an address to join a running cluster; default: this process's Ray, or a local one.
+    Output that a previous run of the same job finished is kept and not scored again; output
+    of another job in ``output`` is an error unless ``overwrite``. ``on_unit`` is called on
+    the driver as each unit is written."""
+    from xlscore.scorer import XLScorer
+
+    t0 = time.perf_counter()
+    _import_ray()  # before anything slow: say at once if Ray is missing
+    config = _checked_config(scorer)
+    if workers < 1:
+        raise XLScoreError("workers must be at least 1")
+    files = discover(inputs)
+    units = plan_units(files, columns, rows_per_file)
+    total = sum(u.rows for u in units)
+    driver = XLScorer(**config)  # checks the settings, and fits or loads the map
+    settings = {
+        "scorer": config,
+        "columns": vars(columns),
+        "allow_empty": allow_empty,
+        "keep_text": keep_text,
+        "signature": driver.signature(),
+        "schema": str(output_schema(keep_text)),
+    }
+    key = job_key(files, units, settings)
+    out = Path(output)
+    _prepare_output(out, key, settings, len(units), overwrite)
+    done = finished_units(out, key, units)
+    with ray_session(ray_address, temp_dir=temp_dir) as ray:
+        pool = _pool_options(ray, workers, gpus_per_worker, cpus_per_worker, threads_per_worker)
+        extras = {"columns": vars(columns), "allow_empty": allow_empty, "keep_text": keep_text}
+        est = config.get("estimator")
+        if isinstance(est, (str, os.PathLike)) and str(est).endswith(".safetensors"):
+            extras["estimator"] = ray.put(Path(est).read_bytes())
+        aligner = _alignment(ray, driver, config, units, out, key, extras, pool, progress)
+        if aligner is not None:
+            extras["aligner"] = ray.put(aligner)
+        signature = driver.signature()
+        todo = [u for u in units if u.index not in done]
+        summary = BatchSummary(out, signature, total, len(units), len(units) - len(todo), 0)
+        _score_units(
+            ray,
+            todo,
+            config,
+            extras,
+            pool,
+            out,
+            key,
+            signature,
+            summary,
+            total - sum(u.rows for u in todo),
+            total,
+            progress,
+            on_unit,
+        )
+    summary.error_rows += _count_errors(out, done)
+    summary.seconds = time.perf_counter() - t0
+    _write_manifest(out, key, settings, len(units), signature=signature, complete=True)
+    return summary
+
+
+def _pool_options(ray, workers: int, gpus: float, cpus: float | None, threads: int | None) -> dict:
+    """Resources of each actor and its torch threads (default: on a one-node Ray, the
+    node's CPUs shared among the workers; on a cluster, the CPUs each worker reserves)."""
+    available = float(ray.cluster_resources().get("CPU", 1.0))
+    if cpus is None:
+        # a whole CPU each where one is left over to read and to run Ray's own tasks, else
+        # a share of what remains (a 2-actor job on 2 CPUs would otherwise starve the reads)
+        cpus = 1.0 if available >= workers + 1 else max(0.1, min(1.0, (available - 1) / workers))
+    if threads is None:
+        one_node = len([n for n in ray.nodes() if n.get("Alive")]) == 1
+        threads = max(1, int(available // workers)) if one_node else max(1, round(cpus))
+    if gpus and float(ray.cluster_resources().get("GPU", 0.0)) < gpus:
+        raise XLScoreError(
+            f"--gpus-per-worker {gpus:g}, but the Ray cluster has "
+            f"{ray.cluster_resources().get('GPU', 0):g} GPUs"
+        )
+    return {"workers": workers, "cpus": cpus, "gpus": gpus, "threads": threads}
+
+
+def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, pool: dict):
+    """Ray Data over ``units`` (one unit per call) with a fixed pool of ``cls`` actors (no
+    more than there are units)."""
+    ds = ray.data.from_items(
+        [{"unit": json.dumps(u.to_dict())} for u in units], override_num_blocks=max(1, len(units))
+    )
+    return ds.map_batches(
+        cls,
+        batch_size=1,
+        compute=ray.data.ActorPoolStrategy(size=min(pool["workers"], len(units))),
+        fn_constructor_args=(config, pool["threads"], extras),
+        num_cpus=pool["cpus"],
+        num_gpus=pool["gpus"] or None,
+    )
+    # (Ray Data restarts a dead actor and retries its tasks by default)
+
+
+def _alignment(
+    ray, driver, config: dict, units, out: Path, key: str, extras: dict, pool: dict, progress: bool
+):
+    """The map every worker uses (``None`` for a single multilingual encoder, or when the
+    paper's columns are not computed: :mod:`xlscore.fields`): a saved one,
+    the dictionary map, or the corpus map -- from a previous run of this job, else fitted in
+    a first pass over the data. The driver's scorer then carries it, for the signature."""
+    from xlscore.metric.alignment import ProcrustesAligner
+
+    if driver.multilingual or "paper" not in driver.fields:
+        return None
+    if driver.alignment_mode == "fixed":
+        return driver.fixed_alignment
+    if driver.alignment_mode == "dictionary":
+        return driver.dictionary_map()
+    path = out / MAP_FILE
+    if path.exists():
+        aligner = ProcrustesAligner.load(path)
+        if aligner.meta.get("job") == key:
+            driver.last_alignment = aligner
+            return aligner
+    stats_of: dict[int, dict] = {}
+    ds = _map_batches(ray, units, _MapStatistics, {**config, "estimator": None}, extras, pool)
+    bar = _bar(sum(u.rows for u in units), progress, "fitting the map")
+    sizes = {u.index: u.rows for u in units}
+    for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
+        for unit, stats in zip(batch["unit"], batch["stats"]):
+            stats_of[int(unit)] = json.loads(stats)
+            bar.update(sizes[int(unit)])
+    bar.close()
+    # summed in unit order, so that the map does not depend on which unit finished first
+    aligner = driver.map_from_statistics(stats_of[u.index] for u in units)
+    aligner.meta["job"] = key
+    aligner.save(path)
+    driver.last_alignment = aligner
+    return aligner
+
+
+def _bar(total: int, progress: bool, desc: str):
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="row",
+        file=sys.stderr,
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+
+
+def _score_units(
+    ray,
+    todo: Sequence[Unit],
+    config: dict,
+    extras: dict,
+    pool: dict,
+    out: Path,
+    key: str,
+    signature: str,
+    summary: BatchSummary,
+    done_rows: int,
+    total: int,
+    progress: bool,
+    on_unit,
+) -> None:
+    """Pass 2: score the units not yet written; write each unit's part file once all its
+    rows have arrived."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not todo:
+        return
+    by_index = {u.index: u for u in todo}
+    pending: dict[int, list] = {}
+    seen: dict[int, set] = {}
+    bar = _bar(total, progress, "scoring")
+    bar.update(done_rows)
+    ds = _map_batches(ray, todo, _ScoreUnits, config, extras, pool)
+    for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+        for unit_id in sorted(set(block.column("_unit").to_pylist())):
+            pending.setdefault(unit_id, []).append(
+                block.filter(pc.equal(block.column("_unit"), unit_id))
+            )
+            seen.setdefault(unit_id, set()).update(pending[unit_id][-1].column("_row").to_pylist())
+            unit = by_index[unit_id]
+            if len(seen[unit_id]) < unit.rows:
+                continue
+            # rows in input order, each once (a retried call may have sent some already)
+            table = pa.concat_tables(pending.pop(unit_id))
+            rows = table.column("_row").to_numpy()
+            _, first = np.unique(rows, return_index=True)
+            table = table.take(pa.array(first))
+            del seen[unit_id]
+            report = UnitReport(**json.loads(table.column("_report")[0].as_py()))
+            table = table.drop_columns(["_unit", "_row", "_report"])
+            write_part(out, unit, table, signature=signature, job=key)
+            summary.reports.append(report)
+            summary.error_rows += report.errors
+            if report.errors and len(summary.first_errors) < 5:
+                errs = [e for e in table.column("error").to_pylist() if e]
+                summary.first_errors += errs[: 5 - len(summary.first_errors)]
+            bar.update(unit.rows)
+            if on_unit is not None:
+                on_unit(report)
+    bar.close()
+    if pending:
+        raise XLScoreError(f"Ray returned incomplete output for units {sorted(pending)}")
+
+
+def _count_errors(out: Path, units: set[int]) -> int:
+    """Error rows in the part files a previous run wrote."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    return sum(
+        int(
+            pc.sum(
+                pc.is_valid(pq.read_table(part_path(out, u), columns=["error"]).column("error"))
+            ).as_py()
+            or 0
+        )
+        for u in units
+    )
+
+
+def _prepare_output(out: Path, key: str, settings: dict, n_units: int, overwrite: bool) -> None:
+    """Make the output folder ready for this job; another job's output in it is an error
+    unless ``overwrite`` (then it is removed)."""
+    manifest = out / MANIFEST
+    if out.exists() and not out.is_dir():
+        raise XLScoreError(f"{out} exists and is not a folder")
+    if manifest.exists():
+        try:
+            old = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError:
+            old = {}
+        if old.get("job") != key:
+            if not overwrite:
+                raise XLScoreError(
+                    f"{out} holds the output of another job (other inputs or "
+                    f"settings); give a new folder or --overwrite"
+                )
+            for f in [*out.glob("part-*.parquet"), out / MAP_FILE, manifest]:
+                f.unlink(missing_ok=True)
+    elif out.exists() and any(out.glob("part-*.parquet")):
+        if not overwrite:
+            raise XLScoreError(
+                f"{out} holds part files that xlscore did not record; give a "
+                f"new folder or --overwrite"
+            )
+        for f in out.glob("part-*.parquet"):
+            f.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    _write_manifest(out, key, settings, n_units, signature=None, complete=False)
+
+
+def _write_manifest(
+    out: Path, key: str, settings: dict, n_units: int, *, signature: str | None, complete: bool
+) -> None:
+    from xlscore.io.cache import atomic_write_bytes
+
+    data = {
+        "job": key,
+        "units": n_units,
+        "complete": complete,
+        "signature": signature,
+        "settings": settings,
+    }
+    atomic_write_bytes(out / MANIFEST, json.dumps(data, indent=1, default=str).encode())

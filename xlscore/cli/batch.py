@@ -1,0 +1,154 @@
+"""``xlscore batch``: score files of pairs on Ray
+(:func:`xlscore.batch.distributed.score_dataset`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+
+from xlscore.cli.options import add_fields_option, at_least
+from xlscore.errors import XLScoreError
+from xlscore.io.pairfiles import ROWS_PER_FILE
+
+
+def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Register ``xlscore batch`` (``add_model_options``: the model and method options that
+    ``score`` has)."""
+    p = sub.add_parser(
+        "batch",
+        help="score files of pairs on Ray (a local instance or a cluster)",
+        description="Score every (source, translation) row of Parquet, JSON-lines or TSV files "
+        "(or folders of them) with Ray Data, writing Parquet files of scores with "
+        "the signature in their metadata. The scores are those `xlscore score` "
+        "gives. Started again with the same arguments, a job keeps the files it "
+        'finished. Needs `pip install "xlscore[ray]"`.',
+    )
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="a .parquet, .jsonl or .tsv file, or a folder of them",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="folder for the part-NNNNNN.parquet files",
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="join a running Ray cluster ('auto', or HOST:PORT); default: start a "
+        "local Ray instance for this job",
+    )
+    p.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=1,
+        help="scoring actors, each with its own models (default 1)",
+    )
+    p.add_argument(
+        "--gpus-per-worker",
+        type=at_least(0.0, float),
+        default=0.0,
+        help="GPUs per actor (default 0; 1 = one actor per GPU)",
+    )
+    p.add_argument(
+        "--cpus-per-worker",
+        type=at_least(0.0, float),
+        help="CPUs Ray reserves per actor (default: 1, or less where the actors "
+        "would leave no CPU to read with)",
+    )
+    p.add_argument(
+        "--threads",
+        type=at_least(1),
+        help="torch threads per actor (default: the node's CPUs / workers on a "
+        "one-node Ray, else the CPUs per worker)",
+    )
+    p.add_argument(
+        "--rows-per-file",
+        type=at_least(1),
+        default=ROWS_PER_FILE,
+        help=f"rows per work unit and output file (default {ROWS_PER_FILE})",
+    )
+    p.add_argument("--source-col", default="source", help="column of sources (default source)")
+    p.add_argument(
+        "--translation-col",
+        default="translation",
+        help="column of translations (default translation)",
+    )
+    p.add_argument(
+        "--id-col",
+        default="id",
+        help="column of ids, used when present (default id; else FILE:LINE)",
+    )
+    p.add_argument(
+        "--engine-col",
+        default="engine",
+        help="column of engine names, used when present (default engine)",
+    )
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="score empty texts (flagged 'empty') instead of marking them errors",
+    )
+    p.add_argument(
+        "--keep-text", action="store_true", help="copy source and translation into the output"
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace another job's output in the folder"
+    )
+    p.add_argument(
+        "--ray-temp",
+        metavar="DIR",
+        help="Ray's temporary files for a local instance (default TMPDIR/xlscore-ray-UID)",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_fields_option(p, "score,evidence")
+    add_model_options(p)
+    p.set_defaults(func=cmd_batch)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from xlscore.batch.distributed import score_dataset
+    from xlscore.cli.options import scorer_options
+    from xlscore.io.pairfiles import PairColumns
+
+    if args.consensus:
+        raise XLScoreError(
+            "batch scoring refuses --consensus: it needs every candidate of a "
+            "source in one place; use `xlscore rank` or `xlscore score`"
+        )
+    summary = score_dataset(
+        args.inputs,
+        args.output,
+        scorer=scorer_options(args),
+        columns=PairColumns(args.source_col, args.translation_col, args.id_col, args.engine_col),
+        workers=args.workers,
+        gpus_per_worker=args.gpus_per_worker,
+        cpus_per_worker=args.cpus_per_worker,
+        threads_per_worker=args.threads,
+        rows_per_file=args.rows_per_file,
+        allow_empty=args.allow_empty,
+        keep_text=args.keep_text,
+        overwrite=args.overwrite,
+        ray_address=args.ray,
+        temp_dir=args.ray_temp,
+        progress=not args.quiet,
+    )
+    kept = f", {summary.skipped_units} kept from an earlier run" if summary.skipped_units else ""
+    print(
+        f"xlscore: {summary.rows} rows in {summary.units} files under {summary.output}"
+        f"{kept} ({summary.seconds:.0f} s)",
+        file=sys.stderr,
+    )
+    if summary.error_rows:
+        print(
+            f"xlscore: warning: {summary.error_rows} rows not scored (column 'error'), e.g. "
+            + "; ".join(summary.first_errors[:3]),
+            file=sys.stderr,
+        )
+    print(f"xlscore: {summary.signature}", file=sys.stderr)
+    return 0

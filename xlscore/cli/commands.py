@@ -1,0 +1,340 @@
+"""The commands ``score``, ``rank``, ``fit``, ``evaluate``, ``train``, ``plot alignment``,
+``lexicon build|lookup`` and ``embed``: each reads its options and calls the library."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from xlscore.cli.corpus import inputs_digest, progress, read_corpus, score_engines
+from xlscore.cli.options import build_scorer, parse_layer
+from xlscore.errors import InputError, XLScoreError
+from xlscore.io.writers import WRITERS, resume_state
+
+
+# ---------------------------------------------------------------------- score
+def cmd_score(args: argparse.Namespace) -> int:
+    sources, engines = read_corpus(args)
+    if args.resume and not args.output:
+        raise InputError("--resume needs --output FILE")
+    scorer = build_scorer(args)
+    names = list(engines)
+    # the signature known before scoring (a corpus map's digest comes with the summary), and
+    # all else that must match for --resume to continue a file
+    head = (
+        f"{scorer.signature()} inputs:{inputs_digest(sources, engines)} "
+        f"format:{args.format} chunk:{args.chunk_size}"
+    )
+    out_path = Path(args.output) if args.output else None
+    start = 0
+    scores: dict[str, list[float]] = {e: [] for e in names}
+    out: TextIO
+    with contextlib.ExitStack() as stack:  # closes the output file, never sys.stdout
+        if out_path is not None:
+            out_path.parent.mkdir(parents=True, exist_ok=True)
+            if args.resume and out_path.exists() and out_path.stat().st_size:
+                start, scores = resume_state(
+                    out_path, WRITERS[args.format](sys.stdout), head, names
+                )
+            if start:
+                out = stack.enter_context(open(out_path, "a", encoding="utf-8"))
+                print(f"xlscore: resuming after segment {start} of {len(sources)}", file=sys.stderr)
+            else:
+                out = stack.enter_context(open(out_path, "w", encoding="utf-8"))
+        else:
+            out = sys.stdout
+        writer = WRITERS[args.format](out)
+        if start == 0:
+            writer.header(head, names)
+            out.flush()
+        bar = progress(len(sources), args.quiet, "scoring")
+        bar.update(start)
+        for i, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size, start=start):
+            for name in names:
+                writer.row(i + 1, name, by[name])
+                scores[name].append(writer.written(by[name].score))
+            bar.update(1)
+            if i % 100 == 99:
+                out.flush()
+        bar.close()
+        signature = scorer.signature()
+        for name in names:
+            vals = scores[name]
+            writer.summary(
+                name, sum(vals) / len(vals) if vals else float("nan"), len(vals), signature
+            )
+        out.flush()
+    print(f"xlscore: {signature}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------- rank
+def cmd_rank(args: argparse.Namespace) -> int:
+    from xlscore.evaluation.compare import compare_engines
+
+    sources, engines = read_corpus(args)
+    if len(engines) < 2:
+        raise InputError("rank needs at least two translations files (-t A -t B)")
+    scorer = build_scorer(args)
+    comparison = compare_engines(score_engines(scorer, sources, engines, args), n_boot=args.n_boot)
+    signature = scorer.signature()
+    with contextlib.ExitStack() as stack:  # closes the output file, never sys.stdout
+        out: TextIO = (
+            stack.enter_context(open(args.output, "w", encoding="utf-8"))
+            if args.output
+            else sys.stdout
+        )
+        if args.format == "json":
+            json.dump(
+                {**comparison.to_dict(segments=args.segments), "signature": signature},
+                out,
+                ensure_ascii=False,
+                indent=1,
+            )
+            out.write("\n")
+        else:
+            _print_ranking(out, comparison, args.segments, len(sources), signature)
+    return 0
+
+
+def _print_ranking(out: TextIO, comparison, segments: bool, n: int, signature: str) -> None:
+    table = comparison.engines
+    w = max(len("engine"), *(len(r.engine) for r in table))
+    out.write(
+        f"Engines ranked by mean score over {n} segments "
+        f"(95% bootstrap interval, {comparison.n_boot} resamples):\n\n"
+    )
+    out.write(
+        f"  {'#':>2}  {'engine':<{w}}  {'mean score':>10}  {'95% interval':^19}  "
+        f"{'wins':>5}  {'mean rank':>9}\n"
+    )
+    for k, r in enumerate(table, start=1):
+        out.write(
+            f"  {k:>2}  {r.engine:<{w}}  {r.mean:>+10.4f}  "
+            f"[{r.low:+.4f}, {r.high:+.4f}]  {r.wins:>5}  {r.mean_rank:>9.2f}\n"
+        )
+    out.write("\nPaired bootstrap (segments resampled; p: two-sided, no difference):\n\n")
+    for p in comparison.pairs:
+        mark = "*" if p.significant else " "
+        out.write(
+            f"  {p.a:<{w}} vs {p.b:<{w}}  delta {p.delta:+.4f} "
+            f"[{p.low:+.4f}, {p.high:+.4f}]  p = {p.p:.3f} {mark}\n"
+        )
+    out.write("\n  * significant at 0.05\n")
+    if segments:
+        out.write("\nPer segment (best first):\n")
+        for seg in comparison.segments:
+            ranked = ", ".join(f"{e} {seg.scores[e]:+.4f}" for e in seg.ranking)
+            out.write(f"  {seg.segment:>5}: {ranked}\n")
+    out.write(f"\nsignature: {signature}\n")
+
+
+# ---------------------------------------------------------------------- fit
+def cmd_fit(args: argparse.Namespace) -> int:
+    sources, engines = read_corpus(args)
+    scorer = build_scorer(args)
+    if scorer.multilingual:
+        raise XLScoreError("a single multilingual encoder needs no alignment")
+    scorer.fit(sources, engines, chunk_size=args.chunk_size, progress=not args.quiet)
+    aligner = scorer.fixed_alignment
+    path = aligner.save(args.save)
+    print(
+        f"saved {path}: {aligner.n_pairs_} anchor pairs from {len(sources)} segments x "
+        f"{len(engines)} engine(s), map {aligner.W_.shape[0]}x{aligner.W_.shape[1]}, "
+        f"{'reliable' if aligner.reliable else 'NOT reliable (too few pairs)'}, "
+        f"digest {aligner.digest}"
+    )
+    print(f"signature: {scorer.signature()}")
+    return 0
+
+
+# ---------------------------------------------------------------------- evaluate
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from xlscore.evaluation.agreement import LABELS, STATISTICS, agreement, read_judgments
+
+    every = read_judgments(args.data, include_human=True)
+    rows = every if args.include_human else [r for r in every if not r.is_human]
+    if not rows:
+        raise InputError("no judged translations", path=args.data)
+    scorer = build_scorer(args)
+    if scorer.estimator is not None and scorer.estimator.trained_on(every):
+        print(
+            f"xlscore: warning: {scorer.estimator.signature()} was trained on {args.data}; "
+            "these figures measure how well it fits its training data, not how it does on "
+            "unseen data",
+            file=sys.stderr,
+        )
+    if not args.quiet:
+        print(f"xlscore: scoring {len(rows)} judged translations", file=sys.stderr)
+    corpus = scorer.prepare(
+        [r.source for r in rows], [r.translation for r in rows], progress=not args.quiet
+    )
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(r.seg_id, []).append(i)
+    paper = scorer.score_prepared(corpus)
+    metrics = {"xlscore": scorer.finish(corpus, paper, groups.values())}
+    if scorer.estimator is not None:
+        metrics["the paper's method (anchor F1)"] = paper
+    elif scorer.alignment_mode == "corpus" and not scorer.multilingual:
+        metrics["xlscore, map cross-fitted by document"] = scorer.blend_consensus(
+            corpus,
+            scorer.score_cross_fitted(corpus, [r.doc for r in rows], folds=args.folds),
+            groups.values(),
+        )
+    seg = [r.seg_id for r in rows]
+    sysn = [r.system for r in rows]
+    human = [r.human for r in rows]
+    reports = {
+        k: agreement(seg, sysn, human, [x.score for x in v], n_boot=args.n_boot)
+        for k, v in metrics.items()
+    }
+    signature = scorer.signature()
+    if args.format == "json":
+        json.dump(
+            {
+                "signature": signature,
+                "data": str(args.data),
+                "metrics": {
+                    k: {
+                        "segments": rep.n_segments,
+                        "skipped": rep.n_skipped,
+                        "systems": rep.n_systems,
+                        **{s: vars(rep[s]) for s in STATISTICS},
+                    }
+                    for k, rep in reports.items()
+                },
+            },
+            sys.stdout,
+            indent=1,
+        )
+        print()
+        return 0
+    rep0 = next(iter(reports.values()))
+    print(
+        f"{len(rows)} translations, {rep0.n_systems} systems, {rep0.n_segments} segments "
+        f"with unequal human scores ({rep0.n_skipped} skipped); 95% bootstrap intervals, "
+        f"{args.n_boot} resamples\n"
+    )
+    w = max(len(LABELS[s]) for s in STATISTICS)
+    print(f"{'statistic':<{w}}  " + "  ".join(f"{k[:40]:>40}" for k in reports))
+    for s in STATISTICS:
+        print(f"{LABELS[s]:<{w}}  " + "  ".join(f"{rep[s]!s:>40}" for rep in reports.values()))
+    print(f"\nsignature: {signature}")
+    return 0
+
+
+# ---------------------------------------------------------------------- train
+def cmd_train(args: argparse.Namespace) -> int:
+    from dataclasses import fields
+
+    from xlscore.estimator.model import QualityEstimator
+    from xlscore.estimator.training import Recipe, remove_checkpoint
+    from xlscore.io.judgments import attach_errors, read_error_marks, read_judgments, sample_sources
+
+    recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
+    datasets = [read_judgments(p, include_human=True) for p in args.data]
+    if args.max_sources:
+        datasets = [sample_sources(rows, args.max_sources) for rows in datasets]
+    marks = {}
+    keys = (
+        {(r.seg_id, r.system, r.translation) for rows in datasets for r in rows}
+        if args.errors
+        else set()
+    )
+    for path in args.errors or ():
+        found = read_error_marks(path)
+        if not keys & set(found):
+            raise InputError(
+                "no judged translation of the --data sets matches these error "
+                "marks (segment, system and translation must be the same)",
+                path=path,
+            )
+        marks.update(found)
+    if marks:
+        datasets = [attach_errors(rows, marks) for rows in datasets]
+    for path, rows in zip(args.data, datasets):
+        if not rows:
+            raise InputError("no judged translations", path=path)
+    out = Path(args.output)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_name(out.name + ".ckpt")
+    if checkpoint.exists() and not args.quiet:
+        print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
+    est = QualityEstimator(args.base, recipe=recipe, device=args.device)
+    est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
+    est.similarity_weight = args.similarity_weight
+    path = est.save(out, name=args.name)
+    remove_checkpoint(checkpoint)
+    print(
+        f"saved {path} ({path.stat().st_size / 1e6:.2f} MB): {est.signature()}, trained on "
+        f"{sum(map(len, datasets))} judged translations from {len(datasets)} set(s) in "
+        f"{est.log.steps} steps, {est.log.seconds / 60:.1f} min"
+    )
+    return 0
+
+
+# ---------------------------------------------------------------------- plot, lexicon
+def cmd_plot(args: argparse.Namespace) -> int:
+    from xlscore.report.plots import alignment_map
+
+    if not args.src.strip() or not all(t.strip() for t in args.mt):
+        raise InputError("plot alignment needs a non-empty source and translations")
+    scorer = build_scorer(args)
+    alignment_map(scorer, args.src, args.mt, path=args.output)
+    print(f"saved {args.output}")
+    return 0
+
+
+def cmd_lexicon(args: argparse.Namespace) -> int:
+    from xlscore.metric.anchors import is_cyrillic
+    from xlscore.metric.lexicon import Lexicon
+
+    lex = Lexicon.load(args.lexicon)
+    if args.action == "build":
+        keys = len(lex.table)
+        print(
+            f"{lex.describe()}: {len(lex)} Russian->English pairs, {keys} Russian keys, "
+            f"{len(lex.headwords)} English headwords, {len(lex.en_forms)} English forms"
+        )
+        return 0
+    if not args.words:
+        raise InputError("lexicon lookup needs at least one word")
+    for word in args.words:
+        if is_cyrillic(word):
+            found = sorted(lex.translate(word))
+            print(
+                f"{word}: keys {', '.join(lex.ru_keys(word))} -> "
+                + (", ".join(found) if found else "(no translation)")
+            )
+        else:
+            print(f"{word}: English keys {', '.join(sorted(lex.en_keys(word)))}")
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    """Print the words of each line and optionally save their vectors."""
+    import numpy as np
+    import torch
+
+    from xlscore.encoders.encoder import Encoder
+    from xlscore.io.inputs import read_lines
+
+    lines = read_lines(args.input, allow_empty=True)
+    enc = Encoder.load(
+        args.model, layer=parse_layer(args.layer), device=args.device, precision=args.precision
+    )
+    result = enc.embed_words(lines, progress=not args.quiet)
+    print(f"# {enc!r} fingerprint={enc.fingerprint}")
+    for n, wv in enumerate(result, start=1):
+        print(f"{n}\t{len(wv)}\t{' '.join(wv.words)}")
+    if args.output:
+        vectors = torch.cat([wv.vectors for wv in result]) if result else torch.zeros(0, enc.dim)
+        offsets = np.cumsum([0] + [len(wv) for wv in result])
+        words = np.array([w for wv in result for w in wv.words], dtype=str)
+        np.savez(args.output, vectors=vectors.numpy(), offsets=offsets, words=words)
+        print(f"# vectors of {len(words)} words saved to {args.output}", file=sys.stderr)
+    return 0

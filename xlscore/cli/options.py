@@ -1,0 +1,242 @@
+"""Options shared by the commands: value types for ``argparse``, the model, input and
+output options, presets, and the scorer built from them."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+from xlscore.encoders.precision import PRECISIONS
+from xlscore.errors import XLScoreError
+from xlscore.metric.translators import TRANSLATORS
+
+
+def at_least(minimum: int | float, kind: type = int) -> Callable[[str], int | float]:
+    """A parser of ``kind`` (``int`` or ``float``) values no smaller than ``minimum``."""
+    what = "an integer" if kind is int else "a number"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+            )
+        return value
+
+    return parse
+
+
+def yes_no(text: str) -> bool:
+    """``yes``/``no`` (also ``true``/``false``, ``on``/``off``, ``1``/``0``) as a bool."""
+    value = text.strip().lower()
+    if value in ("yes", "true", "on", "1"):
+        return True
+    if value in ("no", "false", "off", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not yes or no")
+
+
+def recipe_type(default: object) -> Callable[[str], object]:
+    """The parser of a recipe field with this default value (bools take yes/no)."""
+    return yes_no if isinstance(default, bool) else type(default)
+
+
+def add_fields_option(p: argparse.ArgumentParser, default: str) -> None:
+    """``--fields``: the parts of each result to compute (:mod:`xlscore.fields`)."""
+    from xlscore.fields import FIELDS
+
+    p.add_argument(
+        "--fields",
+        default=default,
+        metavar="LIST",
+        help="what to compute besides the score, comma-separated: "
+        + ", ".join(f for f in FIELDS if f != "score")
+        + f" (the paper's F1/P/R and anchors; costs the English encoder, the "
+        f"map and BERTScore), or all (default: {default}); the score is the "
+        f"same either way",
+    )
+
+
+EXIT_USAGE = 2
+
+
+PRESETS: dict[str, dict[str, str | None]] = {
+    "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small", "estimator": "default"},
+    "paper": {
+        "en_model": "bert-base-cased",
+        "ru_model": "DeepPavlov/rubert-base-cased",
+        "translator": "google",
+        "estimator": None,
+    },
+    "multilingual": {"multilingual": "pack:e5-small", "estimator": None},
+}
+
+
+# ---------------------------------------------------------------------- options
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model and method")
+    g.add_argument(
+        "--preset",
+        choices=list(PRESETS),
+        default="offline",
+        help="offline: the trained estimator's score, with pack:minilm-en + "
+        "pack:e5-small for F1 and anchors (default); paper: the paper's "
+        "method exactly, bert-base-cased + DeepPavlov/rubert-base-cased + "
+        "Google word translation (needs the network); multilingual: the "
+        "paper's method with pack:e5-small alone",
+    )
+    g.add_argument(
+        "--estimator",
+        metavar="NAME|PATH|none",
+        help="quality estimator whose prediction is the score: 'default' (the "
+        "shipped one; the offline preset's), a .safetensors file from "
+        "`xlscore train`, or 'none' for the paper's F1",
+    )
+    g.add_argument(
+        "--precision",
+        choices=list(PRECISIONS),
+        default="auto",
+        help="arithmetic of the encoders and the estimator: auto (bfloat16 where "
+        "the hardware computes in it, else float32; default), fp32 (exact), "
+        "bf16, fp16 (GPU), int8 (CPU, dynamic quantization)",
+    )
+    g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
+    g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")
+    g.add_argument(
+        "--multilingual", metavar="MODEL", help="one encoder for both sides (no alignment)"
+    )
+    g.add_argument(
+        "--layer",
+        help="hidden layer: N for both encoders or EN,RU (default: each pack's documented layer)",
+    )
+    g.add_argument(
+        "--variant",
+        choices=["anchors", "all"],
+        default="anchors",
+        help="BERTScore over anchor words only (default) or over all words",
+    )
+    g.add_argument(
+        "--consensus",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with three or more engines and no estimator, blend each "
+        "translation's agreement with the other engines' translations into "
+        "its score (default: off)",
+    )
+    g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
+    g.add_argument(
+        "--rescale",
+        action="store_true",
+        help="baseline rescaling (baseline from mismatched pairs of the input)",
+    )
+    g.add_argument(
+        "--translator",
+        choices=list(TRANSLATORS),
+        help="anchor words: the offline dictionary (default where Müller's "
+        "dictionary is installed), alignment (words aligned in e5's space: "
+        "the default without it) or Google (online)",
+    )
+    g.add_argument(
+        "--lexicon",
+        metavar="mueller7|english-words|PATH",
+        help="Müller's dictionary (default where installed), english-words (no "
+        "dictionary) or a ru<TAB>en word list",
+    )
+    g.add_argument(
+        "--alignment",
+        metavar="corpus|dictionary|PATH",
+        help="corpus: the dictionary map refined on the input's anchors (default); "
+        "dictionary: the dictionary map alone; PATH: a map saved by `xlscore fit`",
+    )
+    g.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: CUDA when present)")
+
+
+def add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
+    p.add_argument(
+        "-s",
+        "--src",
+        required=True,
+        help="English sources: text file, one segment per line (- for stdin), or a "
+        "TSV/JSONL file with --src-col",
+    )
+    p.add_argument(
+        "-t",
+        "--mt",
+        required=True,
+        action="append",
+        help="Russian translations, line-parallel to the sources"
+        + (" (repeat for several engines)" if several else ""),
+    )
+    p.add_argument("--src-col", help="column (TSV header) or field (JSONL) holding the sources")
+    p.add_argument("--mt-col", help="column or field holding the translations")
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="score empty segments (as 0, flagged 'empty') instead of refusing them",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def parse_layer(value: str | None):
+    if value is None:
+        return None
+    try:
+        parts = [int(v) for v in value.split(",")]
+    except ValueError:
+        raise XLScoreError(f"--layer {value!r}: give an integer or EN,RU integers") from None
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        return tuple(parts)
+    raise XLScoreError(f"--layer {value!r}: give one layer or two (EN,RU)")
+
+
+def scorer_options(args: argparse.Namespace) -> dict:
+    """The :class:`~xlscore.XLScorer` keyword arguments the command-line options give."""
+    cfg = dict(PRESETS[args.preset])
+    if args.multilingual and (args.en_model or args.ru_model):
+        raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
+    if args.multilingual:
+        cfg = {"multilingual": args.multilingual, "estimator": cfg["estimator"]}
+    if args.en_model or args.ru_model:
+        cfg.pop("multilingual", None)
+        cfg.setdefault("en_model", PRESETS["offline"]["en_model"])
+        cfg.setdefault("ru_model", PRESETS["offline"]["ru_model"])
+        if args.en_model:
+            cfg["en_model"] = args.en_model
+        if args.ru_model:
+            cfg["ru_model"] = args.ru_model
+    if args.translator:
+        cfg["translator"] = args.translator
+    if args.estimator is not None:
+        cfg["estimator"] = None if args.estimator.lower() == "none" else args.estimator
+    if args.consensus is not None:
+        cfg["consensus"] = args.consensus
+    if args.alignment:
+        if "multilingual" in cfg:
+            raise XLScoreError("--alignment does not apply to a single multilingual encoder")
+        cfg["alignment"] = args.alignment
+    return {
+        **cfg,
+        "layer": parse_layer(args.layer),
+        "lexicon": args.lexicon,
+        "variant": args.variant,
+        "idf": args.idf,
+        "rescale": args.rescale,
+        "device": args.device,
+        "precision": args.precision,
+        "fields": getattr(args, "fields", None),
+    }
+
+
+def build_scorer(args: argparse.Namespace):
+    """An :class:`~xlscore.XLScorer` from the command-line options."""
+    from xlscore.scorer import XLScorer
+
+    return XLScorer(**scorer_options(args))

@@ -1,0 +1,107 @@
+"""``xlscore report``: one self-contained HTML page comparing engines
+(:mod:`xlscore.report.page`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from xlscore.cli.options import at_least
+from xlscore.errors import InputError
+
+
+def add_report_parser(
+    sub,
+    add_io_options: Callable[[argparse.ArgumentParser], None],
+    add_model_options: Callable[[argparse.ArgumentParser], None],
+    chunk_pairs: int,
+) -> None:
+    """Register ``xlscore report`` (with the shared input and model/method options)."""
+    p = sub.add_parser(
+        "report",
+        help="an HTML page comparing engines (ranking, plots, segments, evidence)",
+        description="Score several engines' translations (or read a saved `xlscore score "
+        "--format json` run with --from) and write one self-contained HTML page: "
+        "ranking with intervals and significance, score plots, a sortable and "
+        "filterable table of segments, and each segment's word-level evidence.",
+    )
+    add_io_options(p)
+    p.add_argument("--output", "-o", required=True, help="the HTML file to write")
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="engine name, once per -t in the same order (default: file names)",
+    )
+    p.add_argument(
+        "--from",
+        dest="from_file",
+        metavar="SCORES.jsonl",
+        help="build the page from a saved `xlscore score --format json` run of the "
+        "same -s/-t files instead of scoring again",
+    )
+    p.add_argument("--title", default="xlscore report", help="the page's title")
+    p.add_argument(
+        "--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
+    )
+    p.add_argument("--chunk-size", type=at_least(1), default=chunk_pairs, help=argparse.SUPPRESS)
+    add_model_options(p)
+    p.set_defaults(func=cmd_report)
+
+
+def _renamed(engines: dict[str, list[str]], names: list[str] | None) -> dict[str, str]:
+    """``{file-derived name: shown name}``."""
+    if names is None:
+        return {e: e for e in engines}
+    if len(names) != len(engines):
+        raise InputError(
+            f"{len(names)} --name for {len(engines)} translations files: give one "
+            "per -t, in the same order"
+        )
+    if len(set(names)) != len(names) or any(not n.strip() for n in names):
+        raise InputError("--name values must be distinct and not empty")
+    return dict(zip(engines, names))
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from xlscore.cli.corpus import inputs_digest, read_corpus, score_engines
+    from xlscore.cli.options import build_scorer
+    from xlscore.report.page import read_saved_scores, write_report
+
+    sources, engines = read_corpus(args)
+    if len(engines) < 2:
+        raise InputError("report needs at least two translations files (-t A -t B)")
+    shown = _renamed(engines, args.name)
+    if args.from_file:
+        head, final, results = read_saved_scores(args.from_file, list(engines), len(sources))
+        digest = inputs_digest(sources, engines)
+        if f" inputs:{digest} " not in f" {head} ":
+            raise InputError(
+                "these scores were made from other input files or engine names "
+                f"(the -s/-t files give inputs:{digest})",
+                path=args.from_file,
+            )
+        signature = final or head.split(" inputs:")[0]
+    else:
+        scorer = build_scorer(args)
+        results = score_engines(scorer, sources, engines, args)
+        signature = scorer.signature()
+    path = write_report(
+        Path(args.output),
+        sources,
+        {shown[e]: engines[e] for e in engines},
+        [{shown[e]: by[e] for e in engines} for by in results],
+        signature=signature,
+        command=" ".join(["xlscore"] + [shlex.quote(a) for a in args.argv]),
+        n_boot=args.n_boot,
+        title=args.title,
+    )
+    size = path.stat().st_size
+    print(
+        f"wrote {path}: {len(engines)} engines, {len(sources)} segments, {size / 1024:.0f} KiB",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,139 @@
+"""Arithmetic of forward passes, and pass shapes that keep results batch-invariant.
+
+``precision`` names what a model computes in:
+
+* ``"fp32"`` - float32 throughout: the exact path;
+* ``"bf16"`` - bfloat16 autocast (matrix products in bfloat16 with float32 accumulation;
+  normalisation and softmax stay float32); fast on CPUs with AVX512-BF16 or AMX and on GPUs;
+* ``"fp16"`` - float16 autocast, for GPUs without bfloat16;
+* ``"int8"`` - dynamic int8 quantization of the linear layers, one scale per weight row (CPU
+  only; weights quantized when the model is loaded, in well under a second, so nothing is
+  written to the cache). It lowers every similarity (the feed-forward layers carry most of
+  the error: ``experiments/int8_layers.py``) and costs the default score its agreement with
+  people (``experiments/precision.py``), so it is never chosen by ``auto``;
+* ``"auto"`` - ``"bf16"`` where the hardware computes in it, else ``"fp32"``.
+
+Kernels round differently for different matrix shapes (in bfloat16 by a whole bfloat16 step),
+so a sequence's result would depend on whatever shared its batch. Every forward pass therefore
+has a shape that depends only on the sequence's own length (:func:`batch_shape`): the length
+rounded up to :data:`WIDTH_STEP`, and as many rows as fit :data:`TOKENS_PER_PASS`, a pass that is
+not full being filled with copies of one of its rows (:func:`plan_passes`). Results are then
+bit-identical whatever else is embedded, in whatever order, batch size or thread count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+
+import torch
+
+from xlscore.errors import ModelError
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16", "int8")
+#: padded widths of forward passes are multiples of this many pieces
+WIDTH_STEP = 16
+#: pieces per forward pass (rows x width) on each kind of device
+TOKENS_PER_PASS = {"cpu": 1024, "cuda": 16384}
+_AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def autocast_dtype(device: torch.device) -> torch.dtype | None:
+    """bfloat16 where the hardware computes in it (CUDA with bf16, CPUs with AVX512-BF16 or
+    AMX whose kernels are not held to AVX2 by ``ATEN_CPU_CAPABILITY``), else ``None``
+    (float32)."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
+    if not torch.backends.cpu.get_cpu_capability().startswith("AVX512"):
+        return None  # kernels held to AVX2 or less (``ATEN_CPU_CAPABILITY``) do not use it
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return torch.bfloat16 if any(getattr(torch.cpu, p, lambda: False)() for p in probes) else None
+
+
+def resolve(precision: str, device: torch.device) -> str:
+    """The concrete precision (``fp32``, ``bf16``, ``fp16`` or ``int8``) that ``precision``
+    means on ``device``; unknown names and impossible combinations are :class:`ModelError`."""
+    if precision not in PRECISIONS:
+        raise ModelError(f"unknown precision {precision!r}: use one of " + ", ".join(PRECISIONS))
+    if precision == "auto":
+        return "bf16" if autocast_dtype(device) is not None else "fp32"
+    if precision == "int8" and device.type != "cpu":
+        raise ModelError(
+            "int8 (dynamic quantization) runs on the CPU only; on a GPU use bf16 or fp16"
+        )
+    return precision
+
+
+def autocast(precision: str, device: torch.device) -> contextlib.AbstractContextManager:
+    """The autocast context of a concrete precision (a no-op for fp32 and int8)."""
+    dtype = _AUTOCAST.get(precision)
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(device.type, dtype=dtype)
+
+
+def quantize(model: torch.nn.Module, precision: str) -> torch.nn.Module:
+    """``model`` with its linear layers quantized to int8 when ``precision == "int8"``."""
+    if precision != "int8":
+        return model
+    import warnings
+
+    with warnings.catch_warnings():  # torch.ao.quantization announces its move to torchao
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        # one scale per output row of each weight: a per-tensor scale is set by the few
+        # outlier rows and costs the rest their resolution (experiments/int8_layers.py)
+        qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
+        return torch.ao.quantization.quantize_dynamic(
+            model, {torch.nn.Linear: qconfig}, dtype=torch.qint8
+        )
+
+
+def batch_shape(length: int, device_type: str = "cpu", max_length: int = 512) -> tuple[int, int]:
+    """``(rows, width)`` of the forward passes that carry a sequence of ``length`` pieces: the
+    length rounded up to :data:`WIDTH_STEP` (at most ``max_length``), and as many rows as fit
+    the device's :data:`TOKENS_PER_PASS` (at least one)."""
+    width = min(max(WIDTH_STEP, -(-length // WIDTH_STEP) * WIDTH_STEP), max_length)
+    budget = TOKENS_PER_PASS.get(device_type, TOKENS_PER_PASS["cpu"])
+    return max(1, budget // width), width
+
+
+def plan_passes(
+    lengths: Sequence[int],
+    device_type: str,
+    max_length: int,
+    key: Callable[[int], object] | None = None,
+) -> list[tuple[int, int, list[int]]]:
+    """Forward passes ``(rows, width, members)`` over sequences of the given lengths: one shape
+    per width (:func:`batch_shape`), members (indices into ``lengths``) ordered by length and
+    then by ``key`` (a tie-break that makes the plan independent of input order). A pass may
+    hold fewer than ``rows`` members; the caller fills it to ``rows``."""
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for k in sorted(range(len(lengths)), key=lambda k: (lengths[k], key(k) if key else k)):
+        shapes.setdefault(batch_shape(lengths[k], device_type, max_length), []).append(k)
+    return [
+        (rows, width, members[s : s + rows])
+        for (rows, width), members in shapes.items()
+        for s in range(0, len(members), rows)
+    ]
+
+
+def padded(
+    seqs: Sequence[Sequence[int]], rows: int, width: int, pad: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Ids and attention mask ``[rows, width]`` of ``seqs``, the missing rows filled with
+    copies of the last sequence."""
+    seqs = list(seqs) + [seqs[-1]] * (rows - len(seqs))
+    ids = torch.full((rows, width), pad, dtype=torch.long)
+    mask = torch.zeros((rows, width), dtype=torch.long)
+    for r, s in enumerate(seqs):
+        ids[r, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[r, : len(s)] = 1
+    return ids, mask
+
+
+@contextlib.contextmanager
+def inference(precision: str, device: torch.device) -> Iterator[None]:
+    """``torch.inference_mode`` with the autocast of ``precision``."""
+    with torch.inference_mode(), autocast(precision, device):
+        yield

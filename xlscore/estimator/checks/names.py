@@ -1,0 +1,357 @@
+"""The ``name`` check: Latin-script names of the source that the translation lacks (copied,
+transliterated or translated), and capitalised Cyrillic names of the translation that nothing
+in the source explains.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import regex
+
+from xlscore.estimator.checks import name_words as W
+from xlscore.estimator.checks.finding import Finding
+from xlscore.estimator.checks.known_names import KNOWN_NAMES
+from xlscore.estimator.checks.text import _fold, _is_known, _parses, _sentence_initial
+from xlscore.estimator.checks.translit import (
+    _first_letters,
+    _plain_latin,
+    _segments,
+    _spelt,
+    name_matches,
+)
+
+
+class _RuText:
+    """The translation's words, prepared for name look-ups."""
+
+    def __init__(self, translation: str):
+        self.lower = _fold(translation)
+        self.words = [_fold(m.group()) for m in regex.finditer(r"\p{L}+", translation)]
+        cyr: set[str] = set()
+        for m in regex.finditer(r"\p{Cyrillic}+(?:[-‑'’]\p{Cyrillic}+)*", translation):
+            parts = [p for p in regex.split(r"[-‑'’]", _fold(m.group())) if p]
+            cyr.update(parts)
+            cyr.add("".join(parts))
+        self.by_first: dict[str, list[str]] = {}
+        for w in cyr:
+            self.by_first.setdefault(w[0], []).append(w)
+        self.caps_cyr = bool(
+            regex.search(r"(?<![\p{L}])\p{Lu}[\p{Lu}&&\p{Cyrillic}]+(?![\p{L}])", translation)
+        )
+
+    def has_stem(self, stem: str) -> bool:
+        """A word starts with the stem (consecutive words for a stem with spaces)."""
+        parts = stem.split()
+        n = len(parts)
+        return any(
+            all(self.words[i + k].startswith(parts[k]) for k in range(n))
+            for i in range(len(self.words) - n + 1)
+        ) or ("-" in stem and stem in self.lower)
+
+    def transliterated(self, name: str) -> bool:
+        """A word of the translation transliterates the name."""
+        segs = _segments(_plain_latin(name))
+        firsts = set(_first_letters(segs))
+        spelt = _spelt(name)
+        if spelt:
+            firsts.add(spelt[0])
+        return any(name_matches(name, w) for f in firsts for w in self.by_first.get(f, ()))
+
+    def copied(self, name: str) -> bool:
+        """The name appears as it is."""
+        return _fold(name) in self.lower
+
+
+_LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{M}]*(?:['’]\p{Latin}+)*")
+_DOTTED = regex.compile(r"(?<![\p{L}.])(?:\p{Lu}\.){2,}(?![\p{L}])")
+_CONTRACTION = regex.compile(r"['’](?:s|m|ve|ll|d|re)$|['’]$")
+_NEGATED = regex.compile(r"n['’]t$", regex.I)
+_ROMAN = regex.compile(
+    r"^(?=[IVXLC]{2,}$)M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})"
+    r"(?:I[XV]|V?I{0,3})$"
+)
+_QUOTE_SPAN = regex.compile(r"[\"“«„]([^\"”»“«„]{1,80})[\"”»“]")
+_KNOWN_LOWER = {k.lower(): k for k in KNOWN_NAMES if not k.isupper()}
+
+
+class _Name(NamedTuple):
+    text: str
+    start: int
+    end: int
+    kind: str  # "cap", "acronym" or "camel"
+    initial: bool  # may start a sentence
+
+
+def _source_names(source: str) -> tuple[list[_Name], bool]:
+    """Capitalised words of the source, and whether it is written in title case (a
+    headline, where capitals say nothing)."""
+    quoted = [
+        (m.start(1), m.end(1)) for m in _QUOTE_SPAN.finditer(source) if len(m.group(1).split()) <= 6
+    ]
+    dotted = [(m.group().replace(".", ""), m.start(), m.end()) for m in _DOTTED.finditer(source)]
+    raw = [
+        (m.group(), m.start(), m.end())
+        for m in _LATIN_WORD.finditer(source)
+        if not any(a <= m.start() < b for _, a, b in dotted)
+    ]
+    raw = sorted(raw + dotted, key=lambda r: r[1])
+    caps = [(s, e) for t, s, e in raw if len(t) >= 2 and t.isupper()]
+    content = [
+        t
+        for t, _, _ in raw
+        if len(t) >= 3
+        and not t.isupper()
+        and t.lower() not in ("the", "and", "for", "from", "with", "into", "over")
+    ]
+    title = len(content) >= 2 and sum(t[0].isupper() for t in content) >= 0.7 * len(content)
+    names: list[_Name] = []
+    for tok, s, e in raw:
+        if _NEGATED.search(tok):
+            continue
+        base = _CONTRACTION.sub("", tok)
+        letters = base.replace("'", "").replace("’", "")
+        if len(letters) < 2 or not letters[0].isupper():
+            continue
+        initial = _sentence_initial(source, s)
+        end = s + len(base)
+        if letters.isupper():
+            if _ROMAN.match(letters):
+                continue
+            in_run = any(
+                (0 <= s - b <= 3 or 0 <= a - e <= 3)
+                and a != s
+                and not regex.search(r"\p{L}", source[min(b, e) : max(a, s)])
+                for a, b in caps
+            )
+            names.append(
+                _Name(
+                    letters.title() if in_run else letters,
+                    s,
+                    end,
+                    "cap" if in_run else "acronym",
+                    initial,
+                )
+            )
+        elif len(letters) >= 3 and letters[-1] == "s" and letters[:-1].isupper():
+            names.append(_Name(letters[:-1], s, end, "acronym", initial))  # MPs
+        elif any(c.isupper() for c in letters[1:]):
+            names.append(_Name(letters, s, end, "camel", initial))
+        elif not any(a <= s < b for a, b in quoted):
+            names.append(_Name(letters, s, end, "cap", initial))
+    return names, title
+
+
+def _runs(names: list[_Name], source: str) -> list[list[_Name]]:
+    """Consecutive capitalised words joined by a space or a hyphen."""
+    runs: list[list[_Name]] = []
+    for n in names:
+        if runs and source[runs[-1][-1].end : n.start] in (" ", "-", "‑", "\u00a0"):
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return runs
+
+
+def _institutional(runs: list[list[_Name]], source: str) -> set[int]:
+    """Indexes of the runs that name an institution, which Russian translates word by word:
+    a run that ends in ``Institute``, ``School``, ``Party``... (``National Cancer Institute``),
+    or runs joined by ``of``/``for`` after such a word (``Centers for Disease Control``,
+    ``University of Michigan``)."""
+    out: set[int] = set()
+    i = 0
+    while i < len(runs):
+        group = [i]
+        while group[-1] + 1 < len(runs):
+            gap = source[runs[group[-1]][-1].end : runs[group[-1] + 1][0].start].strip().lower()
+            if gap not in W.NAME_CONNECTORS:
+                break
+            group.append(group[-1] + 1)
+        ends = any(runs[k][-1].text.lower() in W.INSTITUTION_WORDS for k in group)
+        heads = len(group) > 1 and runs[group[0]][0].text.lower() in W.INSTITUTION_WORDS
+        if ends or heads:
+            out.update(group)
+        i = group[-1] + 1
+    return out
+
+
+def _known_match(key: str, ru: _RuText) -> bool:
+    """A name of the table appears translated, copied or transliterated."""
+    return (
+        any(ru.has_stem(stem) for stem in KNOWN_NAMES[key])
+        or ru.copied(key)
+        or ru.transliterated(key)
+    )
+
+
+def _check_names(source: str, translation: str) -> list[Finding]:
+    """Source names the translation lacks, and translation names the source lacks."""
+    names, title = _source_names(source)
+    ru = _RuText(translation)
+    out: list[Finding] = []
+    runs = _runs(names, source)
+    institutional = _institutional(runs, source)
+    for run_index, run in enumerate(runs):
+        texts = [n.text for n in run]
+        done: set[int] = set()
+        missing: list[_Name] = []
+        key: str | None  # a known name: a phrase below, then one word's table entry
+        matched_any = False
+        # phrases the table knows (United States, White House), longest first
+        for size in range(min(4, len(run)), 1, -1):
+            for i in range(len(run) - size + 1):
+                key = " ".join(texts[i : i + size])
+                if key not in KNOWN_NAMES or any(i + k in done for k in range(size)):
+                    continue
+                done.update(range(i, i + size))
+                if _known_match(key, ru):
+                    matched_any = True
+                else:
+                    out.append(
+                        Finding(
+                            "name",
+                            f"{key} in the source, not in the translation",
+                            None,
+                            (run[i].start, run[i + size - 1].end),
+                        )
+                    )
+        joined = len(run) > 1 and ru.transliterated("".join(texts))
+        for idx, n in enumerate(run):
+            if idx in done:
+                continue
+            key = (
+                _KNOWN_LOWER.get(n.text.lower())
+                if n.kind != "acronym"
+                else (n.text if n.text in KNOWN_NAMES else None)
+            )
+            if key is not None:
+                if n.initial or (title and n.kind == "cap"):
+                    continue
+                if _known_match(key, ru):
+                    matched_any = True
+                elif not (n.kind == "acronym" and ru.caps_cyr):
+                    out.append(
+                        Finding(
+                            "name",
+                            f"{key} in the source, not in the translation",
+                            None,
+                            (n.start, n.end),
+                        )
+                    )
+                continue
+            low = n.text.lower()
+            if low in W.NOT_NAMES or (
+                n.kind == "cap" and (n.initial or title or source[n.start : n.end].isupper())
+            ):
+                continue
+            if n.kind == "cap" and len(low) >= 6 and low.endswith(W.COMMON_SUFFIXES):
+                continue  # Intelligence, Medical: common words, translated
+            tail = regex.split(r"['’]", source[n.start : n.end])[-1]
+            if joined or any(
+                ru.copied(t) or ru.transliterated(t) for t in {n.text, tail} if len(t) >= 2
+            ):
+                matched_any = True
+                continue
+            if run_index in institutional:
+                continue
+            if n.kind == "acronym" and ru.caps_cyr:
+                continue  # a translated acronym (ВОЗ, ФБР): cannot tell which
+            missing.append(n)
+        if matched_any and len(run) > 1:
+            continue  # Kim Jong Un -> Ким Чен Ын: one part found, the rest may differ
+        out.extend(
+            Finding(
+                "name", f"{n.text} in the source, not in the translation", None, (n.start, n.end)
+            )
+            for n in missing
+        )
+    out.extend(_added_names(source, translation))
+    return out
+
+
+@functools.lru_cache(maxsize=100_000)
+def _name_like_ru(word: str) -> bool:
+    """Whether a capitalised Cyrillic word looks like a name: unknown to pymorphy3, or parsed
+    first as a first name, surname, place or organisation."""
+    low = _fold(word)
+    if not _is_known(low):
+        return True
+    first = _parses(low)[:1]
+    return bool(first and first[0].grammemes & {"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"})
+
+
+def _tagged_name(word: str) -> bool:
+    """pymorphy3 knows the word as a name, surname, place or organisation (ООН, США)."""
+    first = _parses(_fold(word))[:1]
+    return bool(first and first[0].grammemes & {"Name", "Surn", "Geox", "Orgn"})
+
+
+_RU_CAP = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}\p{L}*(?:[-‑]\p{L}+)*")
+
+
+def _added_names(source: str, translation: str) -> list[Finding]:
+    """Capitalised Cyrillic names of the translation that nothing in the source explains."""
+    src_words = {_CONTRACTION.sub("", m.group()) for m in _LATIN_WORD.finditer(source)}
+    src_words |= {m.group().replace(".", "") for m in _DOTTED.finditer(source)}
+    src_words |= {regex.split(r"['’]", w)[-1] for w in src_words}
+    src_words = {w for w in src_words if len(w) >= 2}
+    keys = src_words | {_KNOWN_LOWER.get(w.lower(), "") for w in src_words}
+    stems = [
+        st
+        for key, sts in KNOWN_NAMES.items()
+        if key in keys or (" " in key and key in source)
+        for st in sts
+    ] + (["сша"] if "$" in source else [])
+    caps = list(_RU_CAP.finditer(translation))
+    status: list[bool | None] = []  # None: not a candidate, True: explained, False: not
+    for m in caps:
+        word = m.group()
+        parts = [p for p in regex.split(r"[-‑]", word) if p]
+        if (
+            not regex.fullmatch(r"\p{Cyrillic}+(?:[-‑]\p{Cyrillic}+)*", word)
+            or (len(parts) > 1 and not _name_like_ru(word))
+            or not any(
+                len(p) >= 3 and _name_like_ru(p) and (not p.isupper() or _tagged_name(p))
+                for p in parts
+            )
+        ):
+            status.append(None)
+            continue
+        low = _fold(word)
+        low_parts = [_fold(p) for p in parts]
+        explained = any(lp.startswith(st) for lp in low_parts for st in stems if " " not in st)
+        explained = explained or any(st in low for st in stems if " " not in st)
+        if not explained:
+            explained = all(
+                len(lp) < 3 or any(name_matches(sw, lp) for sw in src_words) for lp in low_parts
+            )
+        if not explained and len(parts) > 1:
+            explained = any(name_matches(sw, low) for sw in src_words)
+        status.append(explained)
+    # a name of several words is explained when one of its words is (Ким Чен Ына)
+    run_ok = list(status)
+    i = 0
+    while i < len(caps):
+        j = i
+        while j + 1 < len(caps) and translation[caps[j].end() : caps[j + 1].start()] in (
+            " ",
+            "\u00a0",
+            "-",
+            "‑",
+        ):
+            j += 1
+        if any(status[k] for k in range(i, j + 1)):
+            for k in range(i, j + 1):
+                run_ok[k] = True
+        i = j + 1
+    out: list[Finding] = []
+    for i, m in enumerate(caps):
+        if run_ok[i] is not False or _sentence_initial(translation, m.start()):
+            continue
+        if _fold(m.group()).startswith(W.RU_NAME_PREFIXES):
+            continue
+        out.append(
+            Finding("name", f"{m.group()}: name not in the source", (m.start(), m.end()), None)
+        )
+    return out

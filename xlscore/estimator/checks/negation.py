@@ -1,0 +1,114 @@
+"""The ``negation`` check: a negation of the source the translation drops, or a negated verb
+in a translation whose source has no reason for one.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import regex
+
+from xlscore.estimator.checks import negation_words as W
+from xlscore.estimator.checks.finding import Finding
+from xlscore.estimator.checks.text import _fold, _is_known, _parses
+
+_EN_TOKEN = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
+_RU_TOKEN = regex.compile(r"\p{L}+")
+_NE_EXCEPTIONS = frozenset(
+    (
+        "несколько",
+        "некоторый",
+        "немного",
+        "немало",
+        "нечто",
+        "некий",
+        "нередко",
+        "неделя",
+        "небо",
+        "нефть",
+        "необходимо",
+        "необходимый",
+        "безопасность",
+        "безопасный",
+    )
+)
+
+
+def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
+    """Strong negations of the source (word, start, end) and whether any weaker negative
+    word (``fail``, ``until``, ``unless``, ``un-``) is there."""
+    strong: list[tuple[str, int, int]] = []
+    weak = False
+    for m in _EN_TOKEN.finditer(source):
+        w = m.group().lower().replace("’", "'")
+        if w.endswith("n't") or w == "cannot":
+            strong.append((m.group(), m.start(), m.end()))
+            continue
+        if w in W.EN_NEGATIONS:
+            if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end() : m.end() + 3]):
+                continue
+            strong.append((m.group(), m.start(), m.end()))
+            continue
+        if (
+            w in W.EN_WEAK_NEGATIONS
+            or (w.startswith(("un", "non", "dis", "in", "im", "ir", "il")) and len(w) > 4)
+            or w.endswith(("less", "lessly", "lessness"))
+        ):
+            weak = True
+    return strong, weak
+
+
+@functools.lru_cache(maxsize=100_000)
+def _ru_negative_word(word: str) -> bool:
+    """A negation word, or a ``не-``/``без-`` word whose unprefixed form is a word
+    (``невозможно``, ``безработный``)."""
+    if word in W.RU_NEGATIONS:
+        return True
+    for prefix in ("не", "без", "бес"):
+        if word.startswith(prefix) and len(word) > len(prefix) + 3:
+            nf = _parses(word)[0].normal if _parses(word) else word
+            if nf in _NE_EXCEPTIONS:
+                return False
+            rest = word[len(prefix) :]
+            if _is_known(rest) and _parses(rest) and nf == prefix + _parses(rest)[0].normal:
+                return True
+    return False
+
+
+def _check_negation(source: str, translation: str) -> list[Finding]:
+    """A dropped negation, or a negated verb that the source has no reason for."""
+    strong, weak = _en_negations(source)
+    tokens = [(m.group(), m.start(), m.end()) for m in _RU_TOKEN.finditer(translation)]
+    low = [_fold(t[0]) for t in tokens]
+    out: list[Finding] = []
+    if strong:
+        if not any(_ru_negative_word(w) for w in low):
+            word, s, e = strong[0]
+            out.append(
+                Finding(
+                    "negation",
+                    f"negation '{word}' in the source, none in the translation",
+                    None,
+                    (s, e),
+                )
+            )
+        return out
+    if weak:
+        return out
+    for i, w in enumerate(low):
+        if w != "не" or i + 1 >= len(low):
+            continue
+        if i > 0 and low[i - 1] in W.RU_NE_IDIOM_BEFORE:
+            continue
+        nxt = _parses(low[i + 1])
+        if nxt and nxt[0].pos in W.RU_VERB_POS:
+            out.append(
+                Finding(
+                    "negation",
+                    f"'{tokens[i][0]} {tokens[i + 1][0]}' negated in the "
+                    "translation, no negation in the source",
+                    (tokens[i][1], tokens[i][2]),
+                    None,
+                )
+            )
+    return out

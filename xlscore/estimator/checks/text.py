@@ -1,0 +1,48 @@
+"""Helpers every check uses: pymorphy3 look-ups of Russian words, case folding, and whether a
+word may start a sentence.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+from xlscore.metric.morph import analyzer as _morph
+
+
+class _Parse(NamedTuple):
+    normal: str
+    grammemes: frozenset[str]
+    pos: str
+
+
+@functools.lru_cache(maxsize=200_000)
+def _parses(word: str) -> tuple[_Parse, ...]:
+    """pymorphy3 parses of a lower-case Russian word (``ё`` folded), best first."""
+    return tuple(
+        _Parse(p.normal_form.replace("ё", "е"), frozenset(p.tag.grammemes), str(p.tag.POS))
+        for p in _morph().parse(word)
+    )
+
+
+@functools.lru_cache(maxsize=200_000)
+def _is_known(word: str) -> bool:
+    """pymorphy3's dictionary has the word (not only a guess from its ending)."""
+    return bool(_morph().word_is_known(word))
+
+
+def _fold(word: str) -> str:
+    """Lower case, ``ё`` written ``е``."""
+    return word.lower().replace("ё", "е")
+
+
+_SENT_END = set(".!?…:;")
+_OPENERS = set("\"'«“„‘‚([{<—–-‐‑|•*#")
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    """Whether a word starting at ``start`` may start a sentence or a quotation."""
+    i = start - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return i < 0 or text[i] in _SENT_END or text[i] in _OPENERS

@@ -1,0 +1,70 @@
+"""Words of a translation as character spans, and how a replacement is written.
+
+Tokens (:class:`Tok`) are numbers or words with their offsets, so that edits keep the
+punctuation in place and spans are exact; a replacement takes the capitals of the word it
+replaces and the ``ё`` usage of the text.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import regex
+
+_NUMBER = r"(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+)(?:[.,:]\d+)?"
+_WORDCHARS = r"\p{L}+(?:[-‐'’]\p{L}+)*"
+_TOKEN = regex.compile(rf"(?P<num>{_NUMBER})|(?P<word>{_WORDCHARS})")
+_CYRILLIC = regex.compile(r"\p{Cyrillic}+(?:-\p{Cyrillic}+)*")
+_LATIN = regex.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+
+
+class Tok(NamedTuple):
+    start: int
+    end: int
+    text: str
+    num: bool
+
+
+def _tokens(text: str) -> list[Tok]:
+    return [
+        Tok(m.start(), m.end(), m.group(), m.group("num") is not None)
+        for m in _TOKEN.finditer(text)
+    ]
+
+
+def _cyr(word: str) -> bool:
+    return _CYRILLIC.fullmatch(word) is not None
+
+
+def _tight(text: str, a: Tok, b: Tok) -> bool:
+    """Only whitespace between two tokens."""
+    gap = text[a.end : b.start]
+    return 0 < len(gap) <= 3 and gap.isspace()
+
+
+def _sentence_start(text: str, i: int) -> bool:
+    j = i
+    while j > 0 and (text[j - 1].isspace() or text[j - 1] in "«\"„“'(–—-"):
+        j -= 1
+    return j == 0 or text[j - 1] in ".!?…:"
+
+
+def _norm(word: str) -> str:
+    return word.lower().replace("ё", "е")
+
+
+def _style(orig: str, new: str, text: str) -> str:
+    """``new`` written like ``orig`` (capitals) and like ``text`` (``ё`` or not)."""
+    if "ё" not in text and "Ё" not in text:
+        new = new.replace("ё", "е").replace("Ё", "Е")
+    if len(orig) > 1 and orig.isupper() and len(new) > 1:
+        return new.upper()
+    if orig[:1].isupper():
+        return new[:1].upper() + new[1:]
+    return new
+
+
+def _title(word: str) -> str:
+    return "-".join(
+        p[:1].upper() + p[1:] if len(p) > 2 or i == 0 else p for i, p in enumerate(word.split("-"))
+    )

@@ -1,0 +1,234 @@
+"""The quality estimator's network: an encoder reading source and translation together, a
+sentence head, and (optionally) what ties the score to the meaning of the words.
+
+* **Sentence head.** The mean of the last layer's token states goes through a linear layer:
+  the estimator of issue 13, unchanged when the options below are off.
+* **Alignment features** (``align``): within the same forward pass, each translation piece's
+  best cosine similarity to a source piece and each source piece's best similarity to a
+  translation piece (BERTScore's greedy matching, over the cross-encoder's own last-layer
+  states), summed up as precision, recall, F1 and the worst-matched piece on each side. A
+  changed number, a dropped clause or an added phrase leaves pieces with no good counterpart,
+  which a pooled sentence vector hardly shows.
+* **Word head** (``words``): each translation piece's state (and its best similarity to the
+  source) gives the probabilities of three classes, no error / minor / major
+  (:data:`WORD_CLASSES`). The expected number of erroneous pieces and the
+  largest error probability feed the score too (read without gradient, so that the word head
+  is trained only by word labels and its spans stay what it believes).
+
+The features enter the score through one small linear layer (``adequacy``, zero at
+initialisation), so ``score = base + adequacy``: both parts are reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+#: per-pair features from the pass's similarity matrix (see :func:`alignment_features`)
+ALIGN_FEATURES = ("precision", "recall", "f1", "worst_translation_piece", "worst_source_piece")
+#: per-pair features from the word head
+WORD_FEATURES = ("expected_error_pieces", "largest_error_probability")
+#: the word head's classes, in the order of its outputs
+WORD_CLASSES = ("ok", "minor", "major")
+#: piece sides in :class:`Encoded` and the ``side`` tensor
+SPECIAL, SOURCE, TRANSLATION = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One pair as the cross-encoder reads it: piece ids, the side of each piece (special or
+    prefix, source, translation) and each translation piece's character span in the
+    translation (``(0, 0)`` for other pieces)."""
+
+    ids: list[int]
+    side: list[int]
+    offsets: list[tuple[int, int]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def translation_offsets(self) -> list[tuple[int, int]]:
+        """Character spans of the translation pieces, in order."""
+        return [o for o, s in zip(self.offsets, self.side) if s == TRANSLATION]
+
+
+def encode_pairs(
+    tokenizer, prefix: str, pairs: Sequence[tuple[str, str]], max_length: int | None
+) -> list[Encoded]:
+    """Tokenise ``(source, translation)`` pairs as ``prefix + source`` and ``translation``;
+    pairs longer than ``max_length`` pieces are cut, the longer side first (``None``: never
+    cut)."""
+    if not pairs:
+        return []
+    from xlscore.encoders.models import quiet_transformers
+
+    cut = (
+        {"truncation": "longest_first", "max_length": max_length}
+        if max_length
+        else {"truncation": False}
+    )
+    with quiet_transformers():
+        enc = tokenizer(
+            [prefix + s for s, _ in pairs],
+            [t for _, t in pairs],
+            return_attention_mask=False,
+            return_offsets_mapping=True,
+            **cut,
+        )
+    out = []
+    for i, ids in enumerate(enc["input_ids"]):
+        side, offsets = [], []
+        for seq, (a, b) in zip(enc.sequence_ids(i), enc["offset_mapping"][i]):
+            if seq == 1:
+                side.append(TRANSLATION)
+                offsets.append((a, b))
+            else:
+                # a piece of the source proper ends after the prefix (its "▁" may start in it)
+                side.append(SOURCE if seq == 0 and b > max(a, len(prefix)) else SPECIAL)
+                offsets.append((0, 0))
+        out.append(Encoded(list(ids), side, offsets))
+    return out
+
+
+def alignment_features(
+    hidden: torch.Tensor, side: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Greedy-matching statistics of each pair in a batch: ``[B, 5]`` features in the order
+    of :data:`ALIGN_FEATURES`, and ``[B, T]`` each translation piece's best cosine similarity
+    to a source piece (0 elsewhere). ``hidden``: ``[B, T, d]`` token states; ``side``:
+    ``[B, T]`` (:data:`SOURCE`, :data:`TRANSLATION`, else ignored). Float32."""
+    h = torch.nn.functional.normalize(hidden.float(), dim=-1)
+    src, tgt = side == SOURCE, side == TRANSLATION
+    sim = h @ h.transpose(1, 2)
+    to_src = sim.masked_fill(~src[:, None, :], -1.0).amax(-1)  # best source match
+    to_tgt = sim.masked_fill(~tgt[:, None, :], -1.0).amax(-1)  # best translation match
+    n_t, n_s = tgt.sum(1).clamp(min=1), src.sum(1).clamp(min=1)
+    p = (to_src * tgt).sum(1) / n_t
+    r = (to_tgt * src).sum(1) / n_s
+    f = 2 * p * r / (p + r).clamp(min=1e-6)
+    worst_t = to_src.masked_fill(~tgt, 1.0).amin(1)
+    worst_s = to_tgt.masked_fill(~src, 1.0).amin(1)
+    both = (tgt.any(1) & src.any(1)).float()
+    feats = torch.stack([p, r, f, worst_t, worst_s], -1) * both[:, None]
+    return feats, to_src * tgt
+
+
+class CrossEncoder(torch.nn.Module):
+    """Encoder + mean pooling + a linear head, and optionally the alignment features and the
+    word head (module docstring). ``forward(ids, mask, side)`` gives one score per row, or
+    ``(scores, word logits)`` when the word head is on (``parts=True``: also ``[B, 2]``, the
+    base and adequacy parts of each score)."""
+
+    align_mean: torch.Tensor  # buffers, registered with the alignment features
+    align_std: torch.Tensor
+
+    def __init__(
+        self, encoder: torch.nn.Module, *, align: bool = False, words: bool = False
+    ) -> None:
+        super().__init__()
+        self.encoder = encoder
+        # torch types a Module's other attributes as Tensor | Module: ``config`` is transformers'
+        hidden = int(encoder.config.hidden_size)  # type: ignore[union-attr, arg-type]
+        self.use_align, self.use_words = align, words
+        self.dropout = torch.nn.Dropout(0.1)
+        self.head = torch.nn.Linear(hidden, 1)
+        n = len(ALIGN_FEATURES) * align + len(WORD_FEATURES) * words
+        if align:
+            # standardisation of the features, measured on training pairs before training
+            self.register_buffer("align_mean", torch.zeros(len(ALIGN_FEATURES)))
+            self.register_buffer("align_std", torch.ones(len(ALIGN_FEATURES)))
+        if words:
+            self.word = torch.nn.Linear(hidden + int(align), len(WORD_CLASSES))
+        if n:
+            self.adequacy = torch.nn.Linear(n, 1)
+        self.reset_head(0)
+
+    @property
+    def extended(self) -> bool:
+        """Whether the model has more than the sentence head."""
+        return self.use_align or self.use_words
+
+    def head_modules(self) -> torch.nn.ModuleList:
+        """The layers trained from scratch (they get the head's learning rate)."""
+        return torch.nn.ModuleList(
+            [
+                m
+                for m in (self.head, getattr(self, "word", None), getattr(self, "adequacy", None))
+                if m is not None
+            ]
+        )
+
+    def reset_head(self, seed: int) -> None:
+        """Initialise the new layers from ``seed``: small normal weights, zero bias, and a
+        zero ``adequacy`` layer (training starts from the base score alone)."""
+        g = torch.Generator().manual_seed(seed)
+        with torch.no_grad():
+            for layer in (self.head, getattr(self, "word", None)):
+                if layer is not None:
+                    layer.weight.copy_(torch.randn(layer.weight.shape, generator=g) * 0.02)
+                    layer.bias.zero_()
+            if self.extended:
+                self.adequacy.weight.zero_()
+                self.adequacy.bias.zero_()
+
+    def features(
+        self, hidden: torch.Tensor, side: torch.Tensor
+    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+        """Raw alignment features ``[B, 5]`` and the translation pieces' best similarity
+        ``[B, T]`` (``None, None`` without the alignment features)."""
+        if not self.use_align:
+            return None, None
+        return alignment_features(hidden, side)
+
+    def forward(
+        self,
+        ids: torch.Tensor,
+        mask: torch.Tensor,
+        side: torch.Tensor | None = None,
+        parts: bool = False,
+    ):
+        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+        # pooling, features and heads in float32 whatever the encoder ran in
+        with torch.autocast(hidden.device.type, enabled=False):
+            m = mask.unsqueeze(-1).float()
+            h = hidden.float()
+            pooled = (h * m).sum(1) / m.sum(1).clamp(min=1)
+            base = self.head(self.dropout(pooled)).squeeze(-1)
+            if not self.extended:
+                return base
+            if side is None:
+                raise ValueError("this cross-encoder needs the side of each piece")
+            feats, best = self.features(h, side)
+            inputs, word_logits = [], None
+            if feats is not None:
+                inputs.append((feats - self.align_mean) / self.align_std)
+            if self.use_words:
+                x = h
+                if best is not None:
+                    z = (best - self.align_mean[0]) / self.align_std[0]
+                    x = torch.cat([h, z.unsqueeze(-1)], -1)
+                word_logits = self.word(self.dropout(x))
+                bad = (1 - torch.softmax(word_logits.detach(), -1)[..., 0]) * (
+                    side == TRANSLATION
+                ).float()
+                inputs.append(torch.stack([torch.log1p(bad.sum(1)), bad.amax(1)], -1))
+            adequacy = self.adequacy(torch.cat(inputs, -1)).squeeze(-1)
+            score = base + adequacy
+            if parts:
+                return score, word_logits, torch.stack([base, adequacy], -1)
+            return score, word_logits
+
+    @torch.no_grad()
+    def calibrate(self, batches) -> None:
+        """Set the features' standardisation from ``batches`` of ``(ids, mask, side)``."""
+        if not self.use_align:
+            return
+        rows = []
+        for ids, mask, side in batches:
+            hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+            rows.append(alignment_features(hidden, side)[0])
+        x = torch.cat(rows)
+        self.align_mean.copy_(x.mean(0))
+        self.align_std.copy_(x.std(0).clamp(min=1e-4) if len(x) > 1 else torch.ones_like(x[0]))

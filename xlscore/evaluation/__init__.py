@@ -1,0 +1,2 @@
+"""Agreement with human judgments (correlation statistics with bootstrap intervals), comparing
+engines, and the hand-written challenge set."""

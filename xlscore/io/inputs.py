@@ -1,0 +1,142 @@
+"""Reading segments from files: plain text (one per line), TSV with a header, or JSON lines.
+
+Every problem is an :class:`~xlscore.errors.InputError` that names the file, the 1-based line
+and the problem: a missing file, invalid UTF-8, an empty file, an empty or blank segment, a
+missing column, files of different lengths.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from xlscore.errors import InputError
+
+STDIN = "-"
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of a file (``-``: standard input), or an :class:`InputError`."""
+    if str(path) == STDIN:
+        return sys.stdin.buffer.read()
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a directory, not a file", path=path)
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path=path) from None
+
+
+def decode_lines(data: bytes, path: str | Path) -> list[str]:
+    """Split into lines (``\\n`` or ``\\r\\n``) and decode each strictly as UTF-8."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.strip():
+        raise InputError("file is empty", path=path)
+    raw = data.split(b"\n")
+    if raw[-1] == b"":
+        raw.pop()
+    lines = []
+    for n, chunk in enumerate(raw, start=1):
+        try:
+            lines.append(chunk.decode("utf-8").removesuffix("\r"))
+        except UnicodeDecodeError as err:
+            raise InputError(
+                f"invalid UTF-8 (byte {err.start + 1} of the line is "
+                f"0x{chunk[err.start]:02x}); is the file in another encoding?",
+                path=path,
+                line=n,
+            ) from None
+    return lines
+
+
+def _check_blank(
+    segments: Sequence[str], path: str | Path, allow_empty: bool, first_line: int = 1
+) -> None:
+    if allow_empty:
+        return
+    for n, seg in enumerate(segments, start=first_line):
+        if not seg.strip():
+            raise InputError(
+                "empty segment (use --allow-empty to score blank segments as 0)", path=path, line=n
+            )
+
+
+def read_lines(path: str | Path, *, allow_empty: bool = False) -> list[str]:
+    """Segments of a plain text file, one per line (``-`` reads standard input)."""
+    lines = decode_lines(read_bytes(path), path)
+    _check_blank(lines, path, allow_empty)
+    return lines
+
+
+def read_columns(
+    path: str | Path, columns: Sequence[str], *, allow_empty: bool = False
+) -> dict[str, list[str]]:
+    """Named columns of a TSV file with a header line (no quoting) or of a JSON-lines file.
+
+    The format follows the file name: ``.jsonl``/``.json`` is JSON lines, anything else TSV.
+    """
+    lines = decode_lines(read_bytes(path), path)
+    is_json = str(path).endswith((".jsonl", ".json"))
+    out: dict[str, list[str]] = {c: [] for c in columns}
+    if is_json:
+        for n, line in enumerate(lines, start=1):
+            if not line.strip():
+                raise InputError("empty line in a JSON-lines file", path=path, line=n)
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"invalid JSON: {err.msg}", path=path, line=n) from None
+            if not isinstance(row, dict):
+                raise InputError("a JSON line must be an object", path=path, line=n)
+            for c in columns:
+                if c not in row:
+                    raise InputError(
+                        f"no field {c!r} (fields: {', '.join(row)})", path=path, line=n
+                    )
+                if not isinstance(row[c], str):
+                    raise InputError(f"field {c!r} is not a string", path=path, line=n)
+                out[c].append(row[c])
+        first = 1
+    else:
+        reader = csv.reader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(reader)
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise InputError(
+                f"no column {missing[0]!r} in the header (columns: {', '.join(header)})",
+                path=path,
+                line=1,
+            )
+        idx = [header.index(c) for c in columns]
+        for n, row in enumerate(reader, start=2):
+            if len(row) != len(header):
+                raise InputError(
+                    f"{len(row)} fields where the header has {len(header)}", path=path, line=n
+                )
+            for c, i in zip(columns, idx):
+                out[c].append(row[i])
+        first = 2
+    for c in columns:
+        _check_blank(out[c], path, allow_empty, first_line=first)
+    return out
+
+
+def check_parallel(
+    source_path: str, source: Sequence[str], others: Sequence[tuple[str, Sequence[str]]]
+) -> None:
+    """Every file in ``others`` must have as many segments as the source."""
+    for path, segs in others:
+        if len(segs) != len(source):
+            raise InputError(
+                f"{len(segs)} segments, but the source {source_path} has "
+                f"{len(source)}; the files must be line-parallel",
+                path=path,
+            )

@@ -1,0 +1,305 @@
+"""Human judgments of translations, read from the WMT formats into one shape.
+
+Four layouts are read (higher scores are better in every :class:`Judgment`):
+
+* **MQM TSV** (WMT21 newstest): header with ``seg_id, system, source, translation,
+  human_score`` and optionally ``reference, is_human_translation``; several systems per source.
+  ``human_score`` is minus a *sum* of error weights (kind ``"mqm"``).
+* **DA TSV** (WMT21 source-based direct assessment): the MQM layout plus ``raw_da`` (the mean
+  raw 0-100 rating, kept in :attr:`Judgment.raw`; ``human_score`` is the z-score); kind
+  ``"da"``. Ratings are noisy: training compares two translations of a source only when their
+  raw ratings differ clearly (:attr:`xlscore.estimator.training.Recipe.da_gap`).
+* **QE TSV** (WMT22 QE): header with ``seg_id, source, translation, mqm_score``; one machine
+  translation per source (system ``mt``); the score is already per word (kind ``"qe"``).
+* **HTER files** (WMT19 QE): a path prefix ``P`` with line-parallel ``P.src``, ``P.mt``,
+  ``P.hter`` and optionally ``P.pe``; the score is minus the HTER, and each post-edit that
+  differs from its machine translation is a second, human translation of the source with
+  HTER 0 (it needs no edit). With post-edits, the words of the machine translation that the
+  post-editor changed or removed are its error marks (severity ``"minor"``: an edit, not a
+  rated error), as the WMT word-level tags are derived (:func:`edit_marks`). The data have no
+  documents: blocks of :data:`HTER_BLOCK` lines stand in for them.
+
+Segment ids look like ``<set>:<doc>:<n>``; :attr:`Judgment.doc` is the middle part.
+
+Where the errors are (:func:`read_error_marks`, attached with :func:`attach_errors`): the MQM
+error-span file (``spans``: a JSON list of ``{start, end, severity, ...}`` character spans in
+the translation) or word-level QE tags (``tokens``, ``tags``, ``offsets``: ``BAD`` tokens become
+spans of severity ``"major"``, the tags carry none).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from xlscore.errors import InputError
+from xlscore.io.inputs import decode_lines, read_bytes
+
+JUDGMENT_COLUMNS = ("seg_id", "source", "translation")
+SCORE_COLUMNS = ("human_score", "mqm_score")
+HTER_BLOCK = 100
+#: MQM severities an error mark may carry (``critical`` is kept as its own level on reading)
+SEVERITIES = ("minor", "major", "critical")
+
+
+@dataclass(frozen=True)
+class ErrorMark:
+    """One error a rater marked in a translation: characters ``start:end`` (end exclusive; equal
+    for an omission marked at a position) and its severity."""
+
+    start: int
+    end: int
+    severity: str = "major"
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One human-judged translation.
+
+    ``kind``: what ``human`` measures — ``"mqm"`` (minus a sum of error weights), ``"qe"``
+    (length-normalised MQM), ``"hter"`` (minus the edit rate) or ``"da"`` (direct assessment
+    z-score, with the raw 0-100 rating in ``raw``). ``errors``: where the errors are, when known
+    (``()``: known to have none; ``None``: not annotated).
+    """
+
+    seg_id: str
+    system: str
+    source: str
+    translation: str
+    human: float
+    reference: str = ""
+    is_human: bool = False
+    kind: str = "mqm"
+    raw: float | None = None
+    errors: tuple[ErrorMark, ...] | None = None
+
+    @property
+    def doc(self) -> str:
+        """Document id: ``newstest2021:<doc>:<n>`` -> ``<doc>``."""
+        parts = self.seg_id.split(":")
+        return parts[1] if len(parts) >= 3 else self.seg_id
+
+
+def _finite(text: str, what: str, path, line: int) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise InputError(f"{what} {text!r} is not a finite number", path=path, line=line)
+    return value
+
+
+def _read_tsv(path: str | Path) -> list[Judgment]:
+    lines = decode_lines(read_bytes(path), path)
+    rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+    header = rows[0]
+    missing = [c for c in JUDGMENT_COLUMNS if c not in header]
+    if missing:
+        raise InputError(
+            f"no column {missing[0]!r} (columns: {', '.join(header)})", path=path, line=1
+        )
+    score = next((c for c in SCORE_COLUMNS if c in header), None)
+    if score is None:
+        raise InputError(
+            f"no score column: need one of {', '.join(SCORE_COLUMNS)} "
+            f"(columns: {', '.join(header)})",
+            path=path,
+            line=1,
+        )
+    col = {c: header.index(c) for c in header}
+    kind = "da" if "raw_da" in col else "mqm" if score == "human_score" else "qe"
+    out = []
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise InputError(
+                f"{len(row)} fields where the header has {len(header)}", path=path, line=n
+            )
+        out.append(
+            Judgment(
+                row[col["seg_id"]],
+                row[col["system"]] if "system" in col else "mt",
+                row[col["source"]],
+                row[col["translation"]],
+                _finite(row[col[score]], score, path, n),
+                row[col["reference"]] if "reference" in col else "",
+                "is_human_translation" in col and row[col["is_human_translation"]] == "1",
+                kind,
+                _finite(row[col["raw_da"]], "raw_da", path, n) if kind == "da" else None,
+            )
+        )
+    return out
+
+
+def _read_hter(prefix: Path) -> list[Judgment]:
+    parts = {}
+    for ext in ("src", "mt", "hter", "pe"):
+        f = prefix.with_name(prefix.name + "." + ext)
+        if f.exists() or ext != "pe":
+            parts[ext] = decode_lines(read_bytes(f), f)
+    n = len(parts["src"])
+    for ext, lines in parts.items():
+        if len(lines) != n:
+            raise InputError(
+                f"{len(lines)} lines, but {prefix}.src has {n}; the files must be line-parallel",
+                path=f"{prefix}.{ext}",
+            )
+    name = prefix.name
+    out = []
+    for i in range(n):
+        hter = _finite(parts["hter"][i], "HTER", f"{prefix}.hter", i + 1)
+        seg = f"{name}:{i // HTER_BLOCK}:{i + 1}"
+        pe = parts.get("pe")
+        marks = None if pe is None else edit_marks(parts["mt"][i], pe[i])
+        out.append(
+            Judgment(seg, "mt", parts["src"][i], parts["mt"][i], -hter, kind="hter", errors=marks)
+        )
+        if pe is not None and pe[i] != parts["mt"][i]:
+            out.append(
+                Judgment(
+                    seg,
+                    "post-edit",
+                    parts["src"][i],
+                    pe[i],
+                    0.0,
+                    is_human=True,
+                    kind="hter",
+                    errors=(),
+                )
+            )
+    return out
+
+
+def edit_marks(mt: str, post_edit: str) -> tuple[ErrorMark, ...]:
+    """The words of ``mt`` that a post-editor replaced or deleted (a minimal word-level edit
+    alignment), as minor error marks; a word inserted by the post-editor marks the gap before
+    it (a zero-length mark)."""
+    import difflib
+
+    from xlscore.encoders.words import split_words
+
+    a, b = split_words(mt), split_words(post_edit)
+    marks = []
+    ops = difflib.SequenceMatcher(
+        None, [w.text for w in a], [w.text for w in b], autojunk=False
+    ).get_opcodes()
+    for tag, i1, i2, _, _ in ops:
+        if tag in ("replace", "delete"):
+            marks.append(ErrorMark(a[i1].start, a[i2 - 1].end, "minor"))
+        elif tag == "insert":
+            at = a[i1 - 1].end if i1 > 0 else 0
+            marks.append(ErrorMark(at, at, "minor"))
+    return tuple(marks)
+
+
+def read_judgments(path: str | Path, *, include_human: bool = False) -> list[Judgment]:
+    """Judged translations from an MQM or QE TSV file, or from HTER files given by their
+    common prefix (``.../train`` for ``train.src``, ``train.mt``, ``train.hter``). Human
+    translations (and post-edits) are left out unless ``include_human``. Problems are
+    :class:`~xlscore.errors.InputError` naming the file and line."""
+    p = Path(path)
+    if not p.exists() and p.with_name(p.name + ".hter").exists():
+        rows = _read_hter(p)
+    else:
+        rows = _read_tsv(path)
+    return [r for r in rows if include_human or not r.is_human]
+
+
+def sample_sources(rows: list[Judgment], n: int, seed: int = 1) -> list[Judgment]:
+    """The judgments of ``n`` sources (segment ids) drawn at random with ``seed``, every
+    translation of each kept, in their original order; all rows if there are not more."""
+    segs = sorted({r.seg_id for r in rows})
+    if n >= len(segs):
+        return list(rows)
+    keep = set(random.Random(seed).sample(segs, n))
+    return [r for r in rows if r.seg_id in keep]
+
+
+def _marks_from_spans(text: str, path, line: int) -> tuple[ErrorMark, ...]:
+    try:
+        spans = json.loads(text)
+        marks = tuple(
+            ErrorMark(int(m["start"]), int(m["end"]), str(m["severity"]).lower()) for m in spans
+        )
+    except (ValueError, TypeError, KeyError) as err:
+        raise InputError(
+            f"spans is not a JSON list of {{start, end, severity}} objects "
+            f"({type(err).__name__}: {err})",
+            path=path,
+            line=line,
+        ) from None
+    for m in marks:
+        if m.severity not in SEVERITIES or not 0 <= m.start <= m.end:
+            raise InputError(f"bad error span {m}", path=path, line=line)
+    return marks
+
+
+def _marks_from_tags(tags: str, offsets: str, path, line: int) -> tuple[ErrorMark, ...]:
+    t, o = tags.split(), offsets.split()
+    if len(t) != len(o):
+        raise InputError(f"{len(t)} tags but {len(o)} offsets", path=path, line=line)
+    marks = []
+    for tag, span in zip(t, o):
+        if tag not in ("OK", "BAD"):
+            raise InputError(f"tag {tag!r} is neither OK nor BAD", path=path, line=line)
+        try:
+            a, b = (int(x) for x in span.split(":"))
+        except ValueError:
+            raise InputError(f"offset {span!r} is not START:END", path=path, line=line) from None
+        if tag == "BAD":
+            marks.append(ErrorMark(a, b, "major"))
+    return tuple(marks)
+
+
+def read_error_marks(path: str | Path) -> dict[tuple[str, str, str], tuple[ErrorMark, ...]]:
+    """Where raters put the errors: ``{(seg_id, system, translation): marks}`` from an MQM
+    error-span TSV (column ``spans``) or a word-level QE TSV (``tags`` and ``offsets``; system
+    ``mt``). Spans are checked to lie inside their translation."""
+    lines = decode_lines(read_bytes(path), path)
+    rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
+    header = rows[0]
+    col = {c: header.index(c) for c in header}
+    need = ["seg_id", "translation"] + (["spans"] if "spans" in col else ["tags", "offsets"])
+    missing = [c for c in need if c not in col]
+    if missing:
+        raise InputError(
+            f"no column {missing[0]!r}: an error-span file needs "
+            "seg_id, translation and spans (or tags and offsets)",
+            path=path,
+            line=1,
+        )
+    out = {}
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise InputError(
+                f"{len(row)} fields where the header has {len(header)}", path=path, line=n
+            )
+        text = row[col["translation"]]
+        marks = (
+            _marks_from_spans(row[col["spans"]], path, n)
+            if "spans" in col
+            else _marks_from_tags(row[col["tags"]], row[col["offsets"]], path, n)
+        )
+        if any(m.end > len(text) for m in marks):
+            raise InputError("an error span ends after the translation", path=path, line=n)
+        system = row[col["system"]] if "system" in col else "mt"
+        out[(row[col["seg_id"]], system, text)] = marks
+    return out
+
+
+def attach_errors(
+    rows: Sequence[Judgment], marks: Mapping[tuple[str, str, str], tuple[ErrorMark, ...]]
+) -> list[Judgment]:
+    """``rows`` with :attr:`Judgment.errors` set where ``marks`` (from
+    :func:`read_error_marks`) has the same segment, system and translation."""
+    return [
+        replace(r, errors=marks[key])
+        if (key := (r.seg_id, r.system, r.translation)) in marks
+        else r
+        for r in rows
+    ]

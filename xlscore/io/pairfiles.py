@@ -1,0 +1,482 @@
+"""Files of (source, translation) pairs for batch scoring: finding them, cutting them into
+work units of a few thousand rows, reading one unit, and writing one unit's scores as a
+Parquet file.
+
+Inputs are Parquet, JSON lines (``.jsonl``/``.json``/``.ndjson``) or TSV files with a header
+(``.tsv``), or folders of them. A unit is a row range of one file, found by the planner
+(:func:`plan_units`) from the file's metadata or line offsets, so a worker reads just its
+slice. Problems that concern a whole file (missing, unreadable, a required column absent)
+are :class:`~xlscore.errors.InputError` before any work starts; problems of one row (invalid
+UTF-8, a bad JSON line, a missing field, empty text) flag that row in the output (``error``:
+``FILE, line N: problem``) and leave its scores empty, so one bad line never stops a job.
+
+Each unit's output is one file, ``part-NNNNNN.parquet`` (rows in input order), written to a
+temporary name and renamed, with the signature and the job's key in its metadata: a job
+started again skips the files that are complete (:func:`finished_units`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from xlscore.errors import InputError
+
+PARQUET = (".parquet", ".pq")
+JSONL = (".jsonl", ".json", ".ndjson")
+TSV = (".tsv",)
+#: rows of input per work unit (and per output file)
+ROWS_PER_FILE = 2000
+META_SIGNATURE, META_JOB, META_UNIT = b"xlscore.signature", b"xlscore.job", b"xlscore.unit"
+_READ_CHUNK = 1 << 24
+
+
+@dataclass(frozen=True)
+class PairColumns:
+    """Column names in the input: the two texts (required), an id and an engine (used when
+    present; without an id, ``FILE:LINE`` is the id)."""
+
+    source: str = "source"
+    translation: str = "translation"
+    id: str = "id"
+    engine: str = "engine"
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Rows ``start..stop`` (0-based, data rows) of one input file; for text files also the
+    byte range and the line number of the first row."""
+
+    index: int
+    path: str
+    kind: str  # "parquet" | "jsonl" | "tsv"
+    start: int
+    stop: int
+    byte_start: int = 0
+    byte_stop: int = 0
+    first_line: int = 1
+    header: tuple[str, ...] = ()
+
+    @property
+    def rows(self) -> int:
+        return self.stop - self.start
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["header"] = list(self.header)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Unit:
+        return cls(**{**d, "header": tuple(d["header"])})
+
+
+def _kind(path: Path) -> str | None:
+    name = path.name.lower()
+    for kind, suffixes in (("parquet", PARQUET), ("jsonl", JSONL), ("tsv", TSV)):
+        if name.endswith(suffixes):
+            return kind
+    return None
+
+
+def discover(inputs: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+    """The input files: each file given, and the Parquet/JSONL/TSV files in each folder
+    given (recursively, sorted by name; hidden and ``_``-prefixed names skipped)."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    files: list[Path] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(
+                f
+                for f in p.rglob("*")
+                if f.is_file()
+                and _kind(f)
+                and not any(part.startswith((".", "_")) for part in f.relative_to(p).parts)
+            )
+            if not found:
+                raise InputError("no .parquet, .jsonl or .tsv file in this folder", path=p)
+            files.extend(found)
+        elif not p.exists():
+            raise InputError("no such file", path=p)
+        elif _kind(p) is None:
+            raise InputError(
+                "unknown format: name the file .parquet, .jsonl (JSON lines) or "
+                ".tsv (tab-separated, with a header)",
+                path=p,
+            )
+        else:
+            files.append(p)
+    if not files:
+        raise InputError("no input files given")
+    return files
+
+
+def _line_offsets(path: Path):
+    """Byte offsets where each line of a file starts (and, last, the file's size)."""
+    import numpy as np
+
+    starts = [np.zeros(1, dtype=np.int64)]
+    offset = 0
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_READ_CHUNK):
+                nl = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10)
+                starts.append(nl.astype(np.int64) + offset + 1)
+                offset += len(chunk)
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path=path) from None
+    out = np.concatenate(starts)
+    if out[-1] != offset:  # no newline at the end: the last line ends at the end
+        out = np.append(out, offset)
+    return out
+
+
+def _first_line(path: Path, offsets) -> str:
+    with open(path, "rb") as fh:
+        raw = fh.read(int(offsets[1]) if len(offsets) > 1 else 0)
+    raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("invalid UTF-8 in the first line", path=path, line=1) from None
+
+
+def _check_columns(
+    present: Iterable[str], columns: PairColumns, path: Path, what: str, line: int | None = None
+) -> None:
+    present = list(present)
+    for name in (columns.source, columns.translation):
+        if name not in present:
+            raise InputError(
+                f"no {what} {name!r} (there are: {', '.join(present) or 'none'}); "
+                f"name the columns with --source-col/--translation-col",
+                path=path,
+                line=line,
+            )
+
+
+def plan_units(
+    files: Sequence[Path], columns: PairColumns = PairColumns(), rows_per_file: int = ROWS_PER_FILE
+) -> list[Unit]:
+    """Cut the input files into units of at most ``rows_per_file`` rows, checking that each
+    file is readable and has the required columns."""
+    if rows_per_file < 1:
+        raise InputError("rows per file must be at least 1")
+    units: list[Unit] = []
+    for path in files:
+        kind = _kind(path)
+        if kind is None:
+            raise InputError(
+                "unknown format: name the file .parquet, .jsonl (JSON lines) or "
+                ".tsv (tab-separated, with a header)",
+                path=path,
+            )
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                f = pq.ParquetFile(path)
+                meta, names = f.metadata, f.schema_arrow.names
+            except (OSError, ValueError) as err:
+                raise InputError(f"cannot read as Parquet: {err}", path=path) from None
+            _check_columns(names, columns, path, "column")
+            ranges = [
+                (a, min(a + rows_per_file, meta.num_rows))
+                for a in range(0, meta.num_rows, rows_per_file)
+            ]
+            units += [
+                Unit(len(units) + k, str(path), kind, a, b, first_line=a + 1)
+                for k, (a, b) in enumerate(ranges)
+            ]
+            continue
+        offsets = _line_offsets(path)
+        header: tuple[str, ...] = ()
+        first = 0  # index into offsets of the first data line
+        if kind == "tsv":
+            header = tuple(_first_line(path, offsets).split("\t"))
+            _check_columns(header, columns, path, "column", line=1)
+            first = 1
+        elif len(offsets) > 1:
+            try:
+                row = json.loads(_first_line(path, offsets))
+            except ValueError:
+                raise InputError(
+                    "the first line is not valid JSON; is this a JSON-lines file?",
+                    path=path,
+                    line=1,
+                ) from None
+            if not isinstance(row, dict):
+                raise InputError("a JSON line must be an object", path=path, line=1)
+            _check_columns(row, columns, path, "field", line=1)
+        n_rows = len(offsets) - 1 - first
+        for a in range(0, n_rows, rows_per_file):
+            b = min(a + rows_per_file, n_rows)
+            units.append(
+                Unit(
+                    len(units),
+                    str(path),
+                    kind,
+                    a,
+                    b,
+                    int(offsets[first + a]),
+                    int(offsets[first + b]),
+                    first_line=first + a + 1,
+                    header=header,
+                )
+            )
+    if not units:
+        raise InputError("the input files hold no rows")
+    return units
+
+
+@dataclass
+class UnitRows:
+    """The rows of one unit as read: ids, engines (``None`` without an engine column), the
+    two texts, and for each row ``None`` or the problem that keeps it from being scored."""
+
+    ids: list[str]
+    engines: list[str | None]
+    sources: list[str]
+    translations: list[str]
+    problems: list[str | None]
+
+
+def _as_text(value) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def read_unit(
+    unit: Unit, columns: PairColumns = PairColumns(), *, allow_empty: bool = False
+) -> UnitRows:
+    """Read one unit's rows; row problems are recorded, not raised."""
+    out = UnitRows([], [], [], [], [])
+    path = unit.path
+
+    def add(line: int, record: dict | None, problem: str | None) -> None:
+        record = record or {}
+        src, mt = record.get(columns.source), record.get(columns.translation)
+        if problem is None:
+            for name, value in ((columns.source, src), (columns.translation, mt)):
+                if not isinstance(value, str):
+                    problem = (
+                        f"no field {name!r}"
+                        if value is None
+                        else f"field {name!r} is {type(value).__name__}, not text"
+                    )
+                    break
+                if not allow_empty and not value.strip():
+                    problem = f"empty {name!r} (use --allow-empty to score it as empty)"
+                    break
+        rid = _as_text(record.get(columns.id))
+        out.ids.append(rid if rid is not None else f"{path}:{line}")
+        out.engines.append(_as_text(record.get(columns.engine)))
+        out.sources.append(src if isinstance(src, str) else "")
+        out.translations.append(mt if isinstance(mt, str) else "")
+        out.problems.append(None if problem is None else f"{path}, line {line}: {problem}")
+
+    if unit.kind == "parquet":
+        import pyarrow.parquet as pq
+
+        f = pq.ParquetFile(path)
+        wanted = [
+            c
+            for c in (columns.source, columns.translation, columns.id, columns.engine)
+            if c in f.schema_arrow.names
+        ]
+        table = _parquet_rows(f, wanted, unit.start, unit.stop)
+        for k, record in enumerate(table.to_pylist()):
+            add(unit.first_line + k, record, None)
+        return out
+    with open(path, "rb") as fh:
+        fh.seek(unit.byte_start)
+        data = fh.read(unit.byte_stop - unit.byte_start)
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if unit.start == 0 and unit.kind == "jsonl" and lines:
+        lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+    for k, raw in enumerate(lines):
+        line = unit.first_line + k
+        try:
+            text = raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as err:
+            add(
+                line,
+                None,
+                f"invalid UTF-8 (byte {err.start + 1} of the line is 0x{raw[err.start]:02x})",
+            )
+            continue
+        if unit.kind == "tsv":
+            fields = text.split("\t")
+            if len(fields) != len(unit.header):
+                add(line, None, f"{len(fields)} fields where the header has {len(unit.header)}")
+                continue
+            add(line, dict(zip(unit.header, fields)), None)
+            continue
+        try:
+            record = json.loads(text)
+        except ValueError as err:
+            add(line, None, f"invalid JSON: {getattr(err, 'msg', err)}")
+            continue
+        if not isinstance(record, dict):
+            add(line, None, "a JSON line must be an object")
+            continue
+        add(line, record, None)
+    return out
+
+
+def _parquet_rows(f, wanted: list[str], start: int, stop: int):
+    """Rows ``start..stop`` of an open ``pyarrow.parquet.ParquetFile``, reading only the row
+    groups that hold them."""
+    import pyarrow as pa
+
+    pieces, offset = [], 0
+    for g in range(f.metadata.num_row_groups):
+        n = f.metadata.row_group(g).num_rows
+        if offset < stop and offset + n > start:
+            t = f.read_row_group(g, columns=wanted)
+            a, b = max(start - offset, 0), min(stop - offset, n)
+            pieces.append(t.slice(a, b - a))
+        offset += n
+    return pa.concat_tables(pieces) if pieces else pa.table({c: [] for c in wanted})
+
+
+# ------------------------------------------------------------------ output
+def output_schema(keep_text: bool):
+    """The Arrow schema of every output file: ``id``, ``engine``, the fields of
+    :meth:`ScoreResult.to_dict` (what ``xlscore score --format json`` writes per row), the
+    row's ``error``, and optionally the two texts."""
+    import pyarrow as pa
+
+    words = pa.list_(pa.string())
+    fields = [
+        ("id", pa.string()),
+        ("engine", pa.string()),
+        ("precision", pa.float64()),
+        ("recall", pa.float64()),
+        ("f1", pa.float64()),
+        ("score", pa.float64()),
+        ("n_anchors", pa.int32()),
+        ("anchors", pa.list_(words)),
+        ("foreign", pa.float64()),
+        ("flags", words),
+        ("consensus", pa.float64()),
+        ("estimate", pa.float64()),
+        ("unmatched_source", words),
+        ("foreign_words", words),
+        ("numbers_missing", words),
+        ("numbers_added", words),
+        ("adequacy", pa.float64()),
+        ("similarity", pa.float64()),
+        (
+            "error_spans",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("start", pa.int32()),
+                        ("end", pa.int32()),
+                        ("text", pa.string()),
+                        ("severity", pa.string()),
+                        ("probability", pa.float64()),
+                    ]
+                )
+            ),
+        ),
+        ("error", pa.string()),
+    ]
+    if keep_text:
+        fields += [("source", pa.string()), ("translation", pa.string())]
+    return pa.schema(fields)
+
+
+def unit_table(rows: UnitRows, results: dict[int, dict], keep_text: bool):
+    """One unit's output table: ``results`` maps row positions to
+    :meth:`ScoreResult.to_dict` values; rows without one carry their problem."""
+    import pyarrow as pa
+
+    schema = output_schema(keep_text)
+    score_fields = [
+        f.name for f in schema if f.name not in ("id", "engine", "error", "source", "translation")
+    ]
+    cols: dict[str, list] = {f.name: [] for f in schema}
+    for k in range(len(rows.ids)):
+        cols["id"].append(rows.ids[k])
+        cols["engine"].append(rows.engines[k])
+        res = results.get(k)
+        for name in score_fields:
+            cols[name].append(None if res is None else res[name])
+        cols["error"].append(rows.problems[k])
+        if keep_text:
+            cols["source"].append(rows.sources[k])
+            cols["translation"].append(rows.translations[k])
+    return pa.table(cols, schema=schema)
+
+
+def part_path(out_dir: Path, unit: int) -> Path:
+    return out_dir / f"part-{unit:06d}.parquet"
+
+
+def write_part(out_dir: Path, unit: Unit, table, *, signature: str, job: str) -> Path:
+    """Write a unit's table to its part file, atomically, with the signature, the job's key
+    and the unit in the file's metadata."""
+    import pyarrow.parquet as pq
+
+    meta = dict(table.schema.metadata or {})
+    meta.update(
+        {
+            META_SIGNATURE: signature.encode(),
+            META_JOB: job.encode(),
+            META_UNIT: json.dumps(unit.to_dict()).encode(),
+        }
+    )
+    path = part_path(out_dir, unit.index)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        pq.write_table(table.replace_schema_metadata(meta), tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def finished_units(out_dir: Path, job: str, units: Sequence[Unit]) -> set[int]:
+    """Units whose part file is complete and was written by this job (same key, same row
+    count); temporary files of an interrupted write are removed."""
+    import pyarrow.parquet as pq
+
+    for tmp in out_dir.glob(".part-*.tmp"):
+        tmp.unlink(missing_ok=True)
+    done = set()
+    for u in units:
+        path = part_path(out_dir, u.index)
+        if not path.exists():
+            continue
+        try:
+            f = pq.ParquetFile(path)
+        except (OSError, ValueError):
+            continue  # damaged: written again
+        meta = f.schema_arrow.metadata or {}
+        if meta.get(META_JOB) == job.encode() and f.metadata.num_rows == u.rows:
+            done.add(u.index)
+    return done
+
+
+def job_key(files: Sequence[Path], units: Sequence[Unit], settings: dict) -> str:
+    """Digest of what a job's output depends on: each input file's path, size and
+    modification time, the units, and the settings (scorer, columns, options)."""
+    h = hashlib.sha256()
+    for f in files:
+        st = f.stat()
+        h.update(f"{f}\x00{st.st_size}\x00{st.st_mtime_ns}\n".encode())
+    h.update(json.dumps([u.to_dict() for u in units], sort_keys=True).encode())
+    h.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:20]

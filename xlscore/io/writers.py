@@ -1,0 +1,208 @@
+"""Output formats of ``xlscore score``: text, TSV and JSON lines, each written a segment at a
+time and readable back, which is what ``--resume`` relies on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, TextIO
+
+from xlscore.errors import InputError
+
+
+@dataclass
+class Row:
+    """One scored (segment, engine) as written to and read back from the output."""
+
+    segment: int  # 1-based
+    engine: str
+    score: float
+
+
+class Writer:
+    """Output format of ``xlscore score``: a header, one row per (segment, engine), and one
+    summary per engine. Rows can be parsed back, which is what ``--resume`` relies on; system
+    scores are means of the scores as written (``written``), so a resumed run sums the same
+    numbers as an uninterrupted one."""
+
+    DECIMALS: int | None = None
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def written(self, score: float) -> float:
+        """The score as this format writes it."""
+        return score if self.DECIMALS is None else float(f"{score:.{self.DECIMALS}f}")
+
+    def header(self, head: str, engines: list[str]) -> None: ...
+    def row(self, segment: int, engine: str, r) -> None: ...
+    def summary(self, engine: str, mean: float, n: int, signature: str) -> None: ...
+    def first_line(self, head: str) -> str:
+        raise NotImplementedError
+
+    def parse(self, line: str) -> Row | None: ...
+
+
+def _num(value: float | int | None, spec: str, missing: str = "") -> str:
+    """``value`` formatted by ``spec``, or ``missing`` for a field not computed."""
+    return missing if value is None else format(value, spec)
+
+
+class TsvWriter(Writer):
+    DECIMALS = 6
+    COLUMNS: ClassVar[list[str]] = [
+        "segment",
+        "engine",
+        "score",
+        "f1",
+        "precision",
+        "recall",
+        "consensus",
+        "n_anchors",
+        "flags",
+        "anchors",
+        "estimate",
+        "unmatched_source",
+        "foreign_words",
+        "numbers_missing",
+        "numbers_added",
+        "adequacy",
+        "error_spans",
+        "similarity",
+    ]
+
+    def first_line(self, head: str) -> str:
+        return f"# {head}"
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n" + "\t".join(self.COLUMNS) + "\n")
+
+    def row(self, segment, engine, r):
+        anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
+        ev = r.evidence
+        words = "\t".join(
+            " ".join(x)
+            for x in (ev.unmatched_source, ev.foreign_words, ev.numbers_missing, ev.numbers_added)
+        )
+        # character offsets into the translation: START-END:SEVERITY:PROBABILITY
+        spans = " ".join(
+            f"{s.start}-{s.end}:{s.severity}:{s.probability:.3f}" for s in r.error_spans
+        )
+        paper = "\t".join(_num(x, ".6f") for x in (r.f1, r.precision, r.recall))
+        self.out.write(
+            f"{segment}\t{engine}\t{r.score:.6f}\t{paper}\t"
+            f"{_num(r.consensus, '.6f')}\t{_num(r.n_anchors, 'd')}\t"
+            f"{','.join(r.flags)}\t{anchors}\t{_num(r.estimate, '.6f')}\t{words}\t"
+            f"{_num(r.adequacy, '.6f')}\t{spans}\t{_num(r.similarity, '.6f')}\n"
+        )
+
+    def summary(self, engine, mean, n, signature):
+        gap = "\t" * (len(self.COLUMNS) - 3)
+        self.out.write(f"system\t{engine}\t{mean:.6f}{gap}{n} segments; {signature}\n")
+
+    def parse(self, line):
+        f = line.rstrip("\n").split("\t")
+        if len(f) < 3 or not f[0].isdigit():
+            return None
+        return Row(int(f[0]), f[1], float(f[2]))
+
+
+class TextWriter(TsvWriter):
+    DECIMALS = 4
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n")
+        self.out.write(
+            f"# {'seg':>5}  {'engine':<16} {'score':>8} {'F1':>8} {'P':>8} {'R':>8} "
+            f"{'cons':>7} {'anchors':>7}  flags\n"
+        )
+
+    def row(self, segment, engine, r):
+        paper = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
+        self.out.write(
+            f"{segment:>7}  {engine:<16} {r.score:+8.4f} {paper} "
+            f"{_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}  "
+            f"{','.join(r.flags)}\n"
+        )
+
+    def summary(self, engine, mean, n, signature):
+        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments\n")
+
+    def parse(self, line):
+        f = line.split()
+        if len(f) < 7 or not f[0].isdigit():
+            return None
+        return Row(int(f[0]), f[1], float(f[2]))
+
+
+class JsonWriter(Writer):
+    def first_line(self, head: str) -> str:
+        return json.dumps({"xlscore": head}, ensure_ascii=False)
+
+    def header(self, head, engines):
+        self.out.write(self.first_line(head) + "\n")
+
+    def row(self, segment, engine, r):
+        self.out.write(
+            json.dumps({"segment": segment, "engine": engine, **r.to_dict()}, ensure_ascii=False)
+            + "\n"
+        )
+
+    def summary(self, engine, mean, n, signature):
+        self.out.write(
+            json.dumps(
+                {"system": engine, "score": mean, "segments": n, "signature": signature},
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
+
+    def parse(self, line):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(d, dict) or "segment" not in d:
+            return None
+        return Row(int(d["segment"]), str(d["engine"]), float(d["score"]))
+
+
+WRITERS: dict[str, Callable[[TextIO], Writer]] = {
+    "text": TextWriter,
+    "tsv": TsvWriter,
+    "json": JsonWriter,
+}
+
+
+def resume_state(
+    path: Path, writer: Writer, head: str, engines: list[str]
+) -> tuple[int, dict[str, list[float]]]:
+    """Segments already complete in ``path`` and their scores; the file is cut back to the end
+    of the last complete segment (a partly written line or segment is dropped)."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")[:-1]  # the last piece has no newline: partly written
+    if not lines or lines[0].decode("utf-8", "replace") != writer.first_line(head):
+        raise InputError(
+            "cannot resume: the file was written with other settings or inputs "
+            "(its first line differs); remove it or drop --resume",
+            path=path,
+        )
+    done: dict[int, dict[str, float]] = {}
+    keep_bytes, offset, complete = 0, 0, 0
+    for raw in lines:
+        offset += len(raw) + 1
+        row = writer.parse(raw.decode("utf-8", "replace"))
+        if row is None:
+            if complete == 0 and not done:
+                keep_bytes = offset  # header lines
+            continue
+        done.setdefault(row.segment, {})[row.engine] = row.score
+        while len(done.get(complete + 1, {})) == len(engines):
+            complete += 1
+            keep_bytes = offset
+    with open(path, "r+b") as fh:
+        fh.truncate(keep_bytes)
+    scores = {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
+    return complete, scores

@@ -1,0 +1,215 @@
+"""Anchor pairs: words of the English source and the Russian translation that translate each
+other.
+
+A Russian word and an English word form an anchor when the English word (or its lemma) is
+among the Russian word's translations. Numbers, and Latin-script names and acronyms that
+appear unchanged on both sides, are anchors too. Matching is one-to-one: a maximum matching
+that prefers earlier English words, so that repeated words pair up in order (the k-th with the
+k-th).
+
+Copying English into the translation earns nothing: a translatable English word on the Russian
+side (one of the English word list, not a name or an acronym) never anchors, and the share
+of such *foreign* words is reported so that the scorer can penalise it; a translation that is
+mostly foreign is flagged ``untranslated`` (it copies the source) or ``wrong_language``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import regex
+
+_LETTER = regex.compile(r"\p{L}")
+_NUMBER = regex.compile(r"^\p{N}+$")
+_LATIN_WORD = regex.compile(r"^[\p{Latin}\p{M}\p{N}]*\p{Latin}[\p{Latin}\p{M}\p{N}]*$")
+_CYRILLIC_WORD = regex.compile(r"^[\p{Cyrillic}\p{M}\p{N}]*\p{Cyrillic}[\p{Cyrillic}\p{M}\p{N}]*$")
+
+FOREIGN_FLAG_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class AnchorSet:
+    """Anchors of one (source, translation) pair.
+
+    ``pairs`` holds ``(english_index, russian_index)`` word positions, in English order;
+    ``identical`` marks those that are the same token on both sides. ``foreign`` is the share of
+    the translation's letter-words that are not Russian (names and acronyms excepted), and
+    ``foreign_at`` their positions.
+    """
+
+    pairs: tuple[tuple[int, int], ...]
+    identical: tuple[bool, ...]
+    foreign: float
+    flags: tuple[str, ...]
+    foreign_at: tuple[int, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    @property
+    def en(self) -> list[int]:
+        """English word positions of the anchors."""
+        return [e for e, _ in self.pairs]
+
+    @property
+    def ru(self) -> list[int]:
+        """Russian word positions of the anchors."""
+        return [r for _, r in self.pairs]
+
+
+def is_number(word: str) -> bool:
+    """Digits only."""
+    return bool(_NUMBER.match(word))
+
+
+def is_latin(word: str) -> bool:
+    """A Latin-script word (digits allowed)."""
+    return bool(_LATIN_WORD.match(word))
+
+
+def is_cyrillic(word: str) -> bool:
+    """A Cyrillic word (digits allowed)."""
+    return bool(_CYRILLIC_WORD.match(word))
+
+
+def name_like(
+    word: str, sentence_initial: bool, headwords: frozenset[str] | set[str] | None = None
+) -> bool:
+    """A token that is rightly kept as it is in a translation: one with digits, an acronym, a
+    word with a capital letter inside a sentence or inside the word (``iPhone``), or, when
+    ``headwords`` (English words) is given, a word not among them."""
+    if any(c.isdigit() for c in word) or (len(word) > 1 and word.isupper()):
+        return True
+    if (word[:1].isupper() and not sentence_initial) or any(c.isupper() for c in word[1:]):
+        return True
+    return headwords is not None and word.lower() not in headwords
+
+
+def _max_matching(edges: list[list[int]], n_right: int) -> list[int]:
+    """Maximum bipartite matching (augmenting paths, searched depth-first without recursion)
+    of left nodes to right nodes; each left node tries its candidates in the given order.
+    Returns the right node of each left node, or -1."""
+    match_right = [-1] * n_right
+    match_left = [-1] * len(edges)
+    for root in range(len(edges)):
+        if not edges[root]:
+            continue
+        seen = [False] * n_right
+        stack = [(root, iter(edges[root]))]
+        path: list[tuple[int, int]] = []  # (left, right) chosen on the way down
+        while stack:
+            left, candidates = stack[-1]
+            for v in candidates:
+                if seen[v]:
+                    continue
+                seen[v] = True
+                path.append((left, v))
+                if match_right[v] == -1:  # a free right node: flip the path
+                    for lft, rgt in path:
+                        match_right[rgt], match_left[lft] = lft, rgt
+                    stack = []
+                else:
+                    stack.append((match_right[v], iter(edges[match_right[v]])))
+                break
+            else:  # no candidate left: back up
+                stack.pop()
+                if path:
+                    path.pop()
+    return match_left
+
+
+def find_anchors(
+    en_words: Sequence[str],
+    ru_words: Sequence[str],
+    translations: Callable[[str], frozenset[str]],
+    en_keys: Callable[[str], frozenset[str]],
+    headwords: frozenset[str] | set[str],
+) -> AnchorSet:
+    """Anchor pairs between an English source and a Russian translation (word lists).
+
+    ``translations(ru_word)`` gives the English keys a Russian word translates to;
+    ``en_keys(en_word)`` the keys of an English word form (itself and its lemmas);
+    ``headwords`` English words, to tell names from words (the scorer passes
+    :meth:`xlscore.metric.lexicon.Lexicon.known_words`, the same with any lexicon).
+    """
+    positions: dict[str, list[int]] = {}
+    for j, w in enumerate(en_words):
+        if _LETTER.search(w):
+            for k in en_keys(w):
+                positions.setdefault(k, []).append(j)
+    en_initial = _sentence_initial(en_words)
+    en_kept = {
+        w.casefold()
+        for j, w in enumerate(en_words)
+        if is_number(w) or (is_latin(w) and name_like(w, en_initial[j]))
+    }
+    en_folded = [e.casefold() for e in en_words]
+    letter_words = [w for w in ru_words if _LETTER.search(w)]
+    mostly_russian = sum(map(is_cyrillic, letter_words)) * 2 >= len(letter_words)
+
+    edges: list[list[int]] = []
+    same: list[set[int]] = []
+    foreign_at: list[int] = []
+    copied = 0
+    for i, w in enumerate(ru_words):
+        cands: set[int] = set()
+        folded = w.casefold()
+        if is_cyrillic(w):
+            for t in translations(w):
+                cands.update(positions.get(t, ()))
+        elif is_number(w) or is_latin(w):
+            # inside a Russian sentence a capitalised or unknown Latin word is a name, kept as
+            # it is; in a sentence that is mostly not Russian only the source's names (by
+            # their spelling) and numbers count
+            kept = folded in en_kept or (
+                is_latin(w) and mostly_russian and name_like(w, False, headwords)
+            )
+            if kept:
+                cands = {j for j, e in enumerate(en_folded) if e == folded}
+            elif is_latin(w):
+                foreign_at.append(i)
+                copied += folded in en_folded
+        elif _LETTER.search(w):
+            foreign_at.append(i)  # another script
+        edges.append(sorted(cands))
+        same.append(cands if not is_cyrillic(w) else set())
+
+    matched = _max_matching(edges, len(en_words))
+    pairs = _in_order([(e, r) for r, e in enumerate(matched) if e >= 0], en_words, ru_words)
+    foreign = len(foreign_at)
+    share = foreign / len(letter_words) if letter_words else 0.0
+    flags: tuple[str, ...] = ()
+    if share >= FOREIGN_FLAG_SHARE:
+        flags = ("untranslated",) if copied >= foreign / 2 else ("wrong_language",)
+    return AnchorSet(
+        tuple(pairs), tuple(e in same[r] for e, r in pairs), share, flags, tuple(foreign_at)
+    )
+
+
+def _sentence_initial(words: Sequence[str]) -> list[bool]:
+    """Whether each word starts a sentence (the first letter-word, or one after . ! ? …)."""
+    out, start = [], True
+    for w in words:
+        out.append(start)
+        if _LETTER.search(w) or is_number(w):
+            start = False
+        elif w in ".!?…":
+            start = True
+    return out
+
+
+def _in_order(
+    pairs: list[tuple[int, int]], en_words: Sequence[str], ru_words: Sequence[str]
+) -> list[tuple[int, int]]:
+    """Re-pair repeated words in order: among anchors whose Russian words are the same word and
+    whose English words are the same word, the k-th Russian occurrence gets the k-th English."""
+    groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for e, r in pairs:
+        groups.setdefault((ru_words[r].casefold(), en_words[e].casefold()), []).append((e, r))
+    out = []
+    for members in groups.values():
+        es = sorted(e for e, _ in members)
+        rs = sorted(r for _, r in members)
+        out += list(zip(es, rs))
+    return sorted(out)

@@ -1,0 +1,1 @@
+"""The self-contained HTML report for comparing engines, and plots."""

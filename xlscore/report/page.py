@@ -1,0 +1,370 @@
+"""A visual report comparing engines: one self-contained HTML file (``xlscore report``).
+
+The page holds everything it shows: the ranking and the pairwise significance matrix (from
+:mod:`xlscore.evaluation.compare`), score distributions and the score by source length as inline SVG
+(matplotlib), and the per-segment data as a JSON block that a small script (shipped in
+``xlscore/report/templates/report.js``) turns into a sortable, filterable, paginated table and a
+segment view with word-level evidence and the estimator's predicted error spans (marked on the
+translations; their offsets are moved from the text as given to the normalised text the page
+shows). Nothing is fetched at view time: a Content-Security-Policy meta tag forbids every
+remote load and allows only the page's own script (by its SHA-256).
+
+Safety: every text from the inputs reaches the page either through Jinja2's autoescaping or
+inside the JSON block (with ``<``, ``>``, ``&`` and the line separators escaped, so no text
+can close the block), and the script writes texts into the page with ``textContent`` only.
+Plots never contain input text (engines are numbered in them and named in an escaped legend).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import io
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from xlscore._version import __version__
+from xlscore.encoders.words import move_span, normalize_text, offset_map, split_words
+from xlscore.errors import InputError
+from xlscore.evaluation.compare import Comparison, compare_engines
+from xlscore.io.cache import atomic_write_bytes
+from xlscore.results import ScoreResult
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: engine colours (the plots and the page use the same ones)
+COLOURS = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w.text for w in split_words(normalize_text(text))]
+
+
+def _anchor_indices(src: list[str], mt: list[str], anchors) -> list[int]:
+    """Anchor word pairs as flat ``[i, j, ...]`` word indices (first unused occurrence)."""
+    used_s: set[int] = set()
+    used_t: set[int] = set()
+    flat: list[int] = []
+    for en, ru in anchors:
+        i = next((k for k, w in enumerate(src) if w == en and k not in used_s), None)
+        j = next((k for k, w in enumerate(mt) if w == ru and k not in used_t), None)
+        if i is None or j is None:
+            continue
+        used_s.add(i)
+        used_t.add(j)
+        flat += [i, j]
+    return flat
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 4)
+
+
+def _shown_spans(given: str, shown: str, spans) -> list:
+    """Predicted error spans (offsets into ``given``, the translation as the caller gave it)
+    as ``[[start, end, severity, probability], ...]`` offsets into ``shown`` (``given`` after
+    :func:`normalize_text`, what the page displays), sorted, without overlaps. A span that
+    does not match ``given`` (offsets out of range, other text) or holds only characters that
+    normalisation removes is left out; a severity other than ``major`` counts as ``minor``."""
+    out: list = []
+    if not spans:
+        return out
+    where = offset_map(given, shown)
+    for sp in sorted(spans, key=lambda x: (int(x.start), int(x.end))):
+        s, e = int(sp.start), int(sp.end)
+        if not 0 <= s < e <= len(given) or given[s:e] != sp.text:
+            continue
+        a, b = move_span(where, s, e)
+        if out and a < out[-1][1]:
+            a = out[-1][1]
+        if a >= b:
+            continue
+        p = float(sp.probability)
+        p = min(1.0, max(0.0, p)) if math.isfinite(p) else 0.0
+        out.append([a, b, "major" if sp.severity == "major" else "minor", round(p, 4)])
+    return out
+
+
+def _segment_data(
+    sources: Sequence[str],
+    source_words: Sequence[list[str]],
+    translations: Mapping[str, Sequence[str]],
+    results: Sequence[Mapping[str, ScoreResult]],
+    names: list[str],
+) -> list:
+    """Compact per-segment rows: ``[source, [pair per engine]]``, a pair being ``[text, score,
+    estimate, f1, precision, recall, foreign share, flags, anchors, unmatched source words,
+    foreign words, numbers missing, numbers added, predicted error spans, adequacy,
+    similarity]``; the text
+    is the normalised translation and the error spans (:func:`_shown_spans`) point into it."""
+    rows = []
+    for k, (src, src_words, by) in enumerate(zip(sources, source_words, results)):
+        pairs = []
+        for n in names:
+            r, text = by[n], translations[n][k]
+            ev, shown = r.evidence, normalize_text(text)
+            pairs.append(
+                [
+                    shown,
+                    _r(r.score),
+                    _r(r.estimate),
+                    _r(r.f1),
+                    _r(r.precision),
+                    _r(r.recall),
+                    _r(r.foreign),
+                    list(r.flags),
+                    _anchor_indices(src_words, _words(text), r.anchors),
+                    list(ev.unmatched_source),
+                    list(ev.foreign_words),
+                    list(ev.numbers_missing),
+                    list(ev.numbers_added),
+                    _shown_spans(text, shown, getattr(r, "error_spans", ())),
+                    _r(getattr(r, "adequacy", None)),
+                    _r(getattr(r, "similarity", None)),
+                ]
+            )
+        rows.append([normalize_text(src), pairs])
+    return rows
+
+
+def _json_block(data) -> str:
+    """JSON that cannot end the ``<script type="application/json">`` block it sits in."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for ch, esc in (
+        ("&", "\\u0026"),
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(ch, esc)
+    return text
+
+
+def _svg(fig) -> str:
+    """A matplotlib figure as an inline ``<svg>`` element (no XML prolog, fixed ids)."""
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _plots(
+    names: list[str],
+    source_words: Sequence[list[str]],
+    results: Sequence[Mapping[str, ScoreResult]],
+) -> dict[str, str]:
+    """The two plots as SVG (figures made without pyplot: no backend or global state of the
+    caller's matplotlib is touched)."""
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "xlscore", "font.size": 9}):
+        return _draw(names, source_words, results)
+
+
+def _draw(
+    names: list[str],
+    source_words: Sequence[list[str]],
+    results: Sequence[Mapping[str, ScoreResult]],
+) -> dict[str, str]:
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    scores = {n: np.array([by[n].score for by in results]) for n in names}
+    allv = np.concatenate(list(scores.values()))
+    lo, hi = float(allv.min()), float(allv.max())
+    bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 31)
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.subplots()
+    for k, n in enumerate(names):
+        # matplotlib's stub types bins as a Sequence, though the edges may be an array
+        ax.hist(
+            scores[n],
+            bins=bins,  # type: ignore[arg-type]
+            histtype="step",
+            linewidth=1.6,
+            color=COLOURS[k % len(COLOURS)],
+            label=f"E{k + 1}",
+        )
+    ax.set_xlabel("score")
+    ax.set_ylabel("segments")
+    ax.legend(frameon=False, ncol=min(len(names), 5))
+    fig.tight_layout()
+    plots = {"distribution": _svg(fig)}
+
+    lengths = np.array([len(w) for w in source_words])
+    edges = np.unique(np.quantile(lengths, np.linspace(0, 1, 7)))
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.subplots()
+    if len(edges) > 1:
+        which = np.clip(np.searchsorted(edges, lengths, side="right") - 1, 0, len(edges) - 2)
+        mids = [(edges[b] + edges[b + 1]) / 2 for b in range(len(edges) - 1)]
+        for k, n in enumerate(names):
+            means = [
+                scores[n][which == b].mean() if (which == b).any() else np.nan
+                for b in range(len(edges) - 1)
+            ]
+            ax.plot(mids, means, marker="o", color=COLOURS[k % len(COLOURS)], label=f"E{k + 1}")
+        ax.legend(frameon=False, ncol=min(len(names), 5))
+    ax.set_xlabel("source length (words; bins of equal counts)")
+    ax.set_ylabel("mean score")
+    fig.tight_layout()
+    plots["length"] = _svg(fig)
+    return plots
+
+
+def build_report(
+    sources: Sequence[str],
+    translations: Mapping[str, Sequence[str]],
+    results: Sequence[Mapping[str, ScoreResult]],
+    *,
+    signature: str,
+    command: str | None = None,
+    comparison: Comparison | None = None,
+    n_boot: int = 1000,
+    title: str = "xlscore report",
+    created: _dt.datetime | None = None,
+) -> str:
+    """The report page as a string. ``translations``: ``{engine: [text per segment]}`` in
+    display order; ``results[i]``: ``{engine: ScoreResult}`` of segment ``i``."""
+    names = list(translations)
+    if len(names) < 2:
+        raise InputError("a report compares at least two engines")
+    if len(results) != len(sources) or any(len(v) != len(sources) for v in translations.values()):
+        raise InputError(f"{len(sources)} sources but results or translations of another length")
+    if not sources:
+        raise InputError("no segments to report")
+    comparison = comparison or compare_engines(results, n_boot=n_boot)
+    source_words = [_words(s) for s in sources]
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    script = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    style = (TEMPLATES / "report.css").read_text(encoding="utf-8")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    order = {e.engine: k for k, e in enumerate(comparison.engines)}
+    matrix = [
+        [None if a == b else comparison.test(a.engine, b.engine) for b in comparison.engines]
+        for a in comparison.engines
+    ]
+    data = {
+        "engines": names,
+        "colours": [COLOURS[k % len(COLOURS)] for k in range(len(names))],
+        "segments": _segment_data(sources, source_words, translations, results, names),
+    }
+    has_spans = any(pair[13] for row in data["segments"] for pair in row[1])
+    created = created or _dt.datetime.now(_dt.timezone.utc)
+    return env.get_template("report.html.j2").render(
+        title=title,
+        version=__version__,
+        signature=signature,
+        command=command or "",
+        created=created.strftime("%Y-%m-%d %H:%M UTC"),
+        comparison=comparison,
+        matrix=matrix,
+        names=names,
+        colours=data["colours"],
+        order=order,
+        n_segments=len(sources),
+        plots=_plots(names, source_words, results),
+        data=_json_block(data),
+        script=script,
+        style=style,
+        script_hash=f"sha256-{digest}",
+        has_spans=has_spans,
+    )
+
+
+def write_report(
+    path: str | os.PathLike,
+    sources: Sequence[str],
+    translations: Mapping[str, Sequence[str]],
+    results: Sequence[Mapping[str, ScoreResult]],
+    **kwargs,
+) -> Path:
+    """Write the report page to ``path`` (atomically: a complete file or none); returns the
+    path. Keyword arguments as :func:`build_report`."""
+    path = Path(path)
+    atomic_write_bytes(path, build_report(sources, translations, results, **kwargs).encode("utf-8"))
+    return path
+
+
+def read_saved_scores(
+    path: str | os.PathLike, engines: Sequence[str], n_segments: int
+) -> tuple[str, str | None, list[dict[str, ScoreResult]]]:
+    """The first line, the final signature (with the digest of the map used; ``None`` when the
+    run did not finish) and the results of a saved ``xlscore score --format json`` run, checked
+    to hold every one of ``engines`` for segments 1..``n_segments``."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", path=path)
+    head = final = None
+    found: dict[int, dict[str, ScoreResult]] = {}
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"not JSON ({err.msg})", path=path, line=n) from None
+            if not isinstance(row, dict):
+                raise InputError("not a JSON object", path=path, line=n)
+            if n == 1:
+                if "xlscore" not in row:
+                    raise InputError(
+                        "not an `xlscore score --format json` file (no signature "
+                        "on the first line)",
+                        path=path,
+                        line=1,
+                    )
+                head = str(row["xlscore"])
+                continue
+            if "segment" not in row:  # a system-score line
+                final = row.get("signature", final)
+                continue
+            try:
+                result = ScoreResult.from_dict(row)
+                found.setdefault(int(row["segment"]), {})[str(row["engine"])] = result
+            except (KeyError, TypeError, ValueError) as err:
+                raise InputError(f"not a score row ({err})", path=path, line=n) from None
+    if head is None:
+        raise InputError("empty file", path=path)
+    results = []
+    for seg in range(1, n_segments + 1):
+        by = found.get(seg, {})
+        missing = [e for e in engines if e not in by]
+        if missing:
+            raise InputError(
+                f"segment {seg} has no score for {', '.join(missing)} (the run "
+                "was cut short, or made from other files)",
+                path=path,
+            )
+        results.append({e: by[e] for e in engines})
+    extra = sorted(set(found) - set(range(1, n_segments + 1)))
+    if extra:
+        raise InputError(
+            f"scores for segment {extra[0]}, beyond the {n_segments} segments of the input files",
+            path=path,
+        )
+    return head, final, results
