@@ -1,0 +1,152 @@
+"""How a pair's parts become its ``score``: the quality estimator's prediction with the
+multilingual similarity (the default), or, without an estimator, the paper's F1 blended with
+the candidates' consensus.
+
+A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's ``estimator``,
+``consensus`` and Russian encoder ``ru``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from xlscore.encoders import packs
+from xlscore.encoders.encoder import Encoder
+from xlscore.errors import XLScoreError
+from xlscore.metric.bertscore import score_pairs
+from xlscore.metric.consensus import consensus_bertscore_groups
+from xlscore.metric.corpus import PreparedCorpus
+from xlscore.results import ScoreResult, penalised
+
+if TYPE_CHECKING:
+    from xlscore.estimator.model import QualityEstimator
+
+#: the multilingual encoder (at its pack's layer) whose cross-lingual all-words F1 an
+#: estimator's ``similarity_weight`` blends into the score
+SIMILARITY_ENCODER = "pack:e5-small"
+
+
+#: weight of the candidates' consensus in ``score``: equal weights of the two signals after
+#: scaling each by its standard deviation on WMT21 newstest en-ru (0.057 for anchor F1, 0.035
+#: for consensus), the weights a grid search also picks there; choosing them by
+#: cross-validation over documents scores a little lower (experiments/beyond.py)
+CONSENSUS_WEIGHT = 0.6
+#: consensus is used when at least this many candidates of one source are scored together
+CONSENSUS_MIN = 3
+#: pairs per padded batch of the BERTScore computation
+PAIRS_PER_BATCH = 256
+
+
+class FinalScore:
+    """The final score of each result (see the module's docstring)."""
+
+    if TYPE_CHECKING:  # what this mixin uses of :class:`xlscore.scorer.XLScorer`
+        estimator: QualityEstimator | None
+        consensus: bool
+        ru: Encoder
+        _sim_encoder: Encoder | None
+
+    def finish(
+        self,
+        corpus: PreparedCorpus,
+        results: Sequence[ScoreResult],
+        groups: Iterable[Sequence[int]],
+    ) -> list[ScoreResult]:
+        """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
+        prediction when the scorer has one, else F1 blended with the consensus of each group
+        of candidates of one source (``groups``: their positions) when consensus is on."""
+        if self.estimator is None:
+            return self.blend_consensus(corpus, results, groups)
+        return self.apply_estimator(corpus, results)
+
+    def apply_estimator(
+        self, corpus: PreparedCorpus, results: Sequence[ScoreResult]
+    ) -> list[ScoreResult]:
+        """``results`` with ``estimate`` (the estimator's prediction), its ``adequacy`` part,
+        the predicted ``error_spans`` and ``score``. For an estimator with a
+        ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
+        being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
+        with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
+        floor by the share of foreign words. An empty translation or source gets the lowest
+        score there is: the floor, minus ``2 * w`` (the similarity's range is [-1, 1])."""
+        if self.estimator is None:
+            raise XLScoreError("this scorer has no estimator")
+        floor, w = self.estimator.floor, self.estimator.similarity_weight
+        sources, seen = corpus.texts()
+        estimates = self.estimator.estimate(sources, corpus.given or seen, checked=True)
+        similarity = self.similarity(corpus) if w else [None] * len(results)
+        out = []
+        for r, e, sim in zip(results, estimates, similarity):
+            empty = "empty" in r.flags or "empty_source" in r.flags
+            score = (
+                penalised(e.score, r.foreign, floor) if sim is None else e.score - w * (1.0 - sim)
+            )
+            out.append(
+                replace(
+                    r,
+                    estimate=e.score,
+                    adequacy=e.adequacy,
+                    error_spans=e.error_spans,
+                    similarity=sim,
+                    score=floor - 2 * w if empty else score,
+                )
+            )
+        return out
+
+    def similarity(self, corpus: PreparedCorpus) -> list[float]:
+        """Each pair's all-words BERTScore F1 in :data:`SIMILARITY_ENCODER`'s space (no map:
+        the encoder is multilingual), with the foreign-text penalty. The scorer's Russian
+        encoder's vectors are reused when it is that encoder, and both sides' when the corpus
+        was prepared by it (without the paper's columns); else it is loaded once."""
+        enc = self._similarity_encoder()
+        sources, translations = corpus.texts()
+        mt = (
+            [wv.vectors for wv in corpus.mt]
+            if enc is self.ru or not corpus.paper
+            else [wv.vectors for wv in enc.embed_words(translations)]
+        )
+        src = (
+            [wv.vectors for wv in corpus.src]
+            if not corpus.paper
+            else [wv.vectors for wv in corpus.sim_src]
+            if corpus.sim_src is not None
+            else [wv.vectors for wv in enc.embed_words(sources)]
+        )
+        _, _, f = score_pairs(mt, src, batch=PAIRS_PER_BATCH)
+        return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
+
+    def _similarity_encoder(self) -> Encoder:
+        """:data:`SIMILARITY_ENCODER` at its pack's layer: the Russian encoder itself when it
+        is that, a view of it at that layer, or a separately loaded copy."""
+        if self._sim_encoder is None:
+            layer = packs.get(SIMILARITY_ENCODER).default_layer
+            if self.ru.spec != SIMILARITY_ENCODER:
+                self._sim_encoder = Encoder.load(
+                    SIMILARITY_ENCODER, layer, device=self.ru.device, precision=self.ru.precision
+                )
+            else:
+                self._sim_encoder = self.ru if self.ru.layer == layer else self.ru.with_layer(layer)
+        return self._sim_encoder
+
+    def blend_consensus(
+        self,
+        corpus: PreparedCorpus,
+        results: Sequence[ScoreResult],
+        groups: Iterable[Sequence[int]],
+    ) -> list[ScoreResult]:
+        """``results`` (of ``corpus``, in its order) with each group's consensus blended into
+        the scores; ``groups`` holds the positions of candidates of one source (e.g. all
+        engines' translations of a segment). Groups smaller than :data:`CONSENSUS_MIN`, and
+        every result when consensus is off, are returned unchanged."""
+        out = list(results)
+        if not self.consensus:
+            return out
+        w = CONSENSUS_WEIGHT
+        groups = [list(g) for g in groups if len(g) >= CONSENSUS_MIN]
+        agree = consensus_bertscore_groups([[corpus.mt[k].vectors for k in g] for g in groups])
+        for group, values in zip(groups, agree):
+            for k, c in zip(group, values):
+                out[k] = replace(out[k], consensus=c, score=(1 - w) * out[k].score + w * c)
+        return out
