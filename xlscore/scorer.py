@@ -247,13 +247,8 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         mt = self.ru.embed_words(translations, progress=progress)
         space = None
         if isinstance(self.translator, AlignmentTranslator):
-            # the word alignment needs both sides in the similarity encoder's space; the
-            # similarity reuses the sources' vectors
-            enc = self._similarity_encoder()
-            space = (
-                enc.embed_words(sources, progress=progress),
-                mt if enc is self.ru else enc.embed_words(translations, progress=progress),
-            )
+            # the similarity reuses the sources' vectors in that space
+            space = self._alignment_space(sources, translations, mt, progress)
         corpus = self.anchor(src, mt, space=space)
         corpus.given = translations
         if space is not None:
@@ -276,6 +271,22 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         corpus.given, corpus.paper = translations, False
         return corpus
 
+    def _alignment_space(
+        self,
+        sources: list[str],
+        translations: list[str],
+        ru_vectors: Sequence[WordVectors] | None = None,
+        progress: bool = False,
+    ) -> tuple[list[WordVectors], list[WordVectors]]:
+        """Both sides' word vectors in the similarity encoder's space, which the word
+        alignment needs; ``ru_vectors`` (the translations by the Russian encoder) are reused
+        when that encoder is the similarity encoder."""
+        enc = self._similarity_encoder()
+        src = enc.embed_words(sources, progress=progress)
+        if ru_vectors is not None and enc is self.ru:
+            return src, list(ru_vectors)
+        return src, enc.embed_words(translations, progress=progress)
+
     def anchor(
         self,
         src: Sequence[WordVectors],
@@ -294,8 +305,7 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         corpus = PreparedCorpus(list(src), list(mt))
         aligned = translate and isinstance(self.translator, AlignmentTranslator)
         if aligned and space is None:
-            enc = self._similarity_encoder()
-            space = (enc.embed_words([s.text for s in src]), enc.embed_words([m.text for m in mt]))
+            space = self._alignment_space([s.text for s in src], [m.text for m in mt])
         ru_words = (
             [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
             if translate and not aligned

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 
-from xlscore.cli.options import add_fields_option, at_least
+from xlscore.cli.options import add_fields_option, add_model_options, at_least
 from xlscore.errors import XLScoreError
 from xlscore.io.pairfiles import ROWS_PER_FILE
 
 
-def add_batch_parser(sub, add_model_options: Callable[[argparse.ArgumentParser], None]) -> None:
-    """Register ``xlscore batch`` (``add_model_options``: the model and method options that
-    ``score`` has)."""
+def add_batch_parser(sub) -> None:
+    """Register ``xlscore batch`` (with the model and method options that ``score`` has)."""
     p = sub.add_parser(
         "batch",
         help="score files of pairs on Ray (a local instance or a cluster)",

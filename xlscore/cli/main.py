@@ -105,8 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_options(p)
     p.set_defaults(func=cmd_rank)
 
-    add_report_parser(sub, add_io_options, add_model_options, CHUNK_PAIRS)
-    add_batch_parser(sub, add_model_options)
+    add_report_parser(sub)
+    add_batch_parser(sub)
 
     p = sub.add_parser(
         "fit",

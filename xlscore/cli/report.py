@@ -6,20 +6,16 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from xlscore.cli.options import at_least
+from xlscore.cli.options import add_io_options, add_model_options, at_least
 from xlscore.errors import InputError
 
 
-def add_report_parser(
-    sub,
-    add_io_options: Callable[[argparse.ArgumentParser], None],
-    add_model_options: Callable[[argparse.ArgumentParser], None],
-    chunk_pairs: int,
-) -> None:
+def add_report_parser(sub) -> None:
     """Register ``xlscore report`` (with the shared input and model/method options)."""
+    from xlscore.metric.corpus import CHUNK_PAIRS
+
     p = sub.add_parser(
         "report",
         help="an HTML page comparing engines (ranking, plots, segments, evidence)",
@@ -47,7 +43,7 @@ def add_report_parser(
     p.add_argument(
         "--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
     )
-    p.add_argument("--chunk-size", type=at_least(1), default=chunk_pairs, help=argparse.SUPPRESS)
+    p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
     add_model_options(p)
     p.set_defaults(func=cmd_report)
 
