@@ -25,6 +25,7 @@ test fold.
     python experiments/estimator.py baselines --data-dir ../shared/data
     python experiments/estimator.py compress --data-dir ../shared/data --variant ce
     python experiments/estimator.py report --data-dir ../shared/data --suffix r64b8
+    python experiments/estimator.py export --data-dir ../shared/data --variant ce
 
 ``run`` saves each fold (the uncompressed delta and the predictions) under
 ``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and
@@ -76,6 +77,33 @@ def da_shared_sources(data_dir: Path) -> dict[str, str]:
         }
 
 
+#: the test file of each fold's en-ru test set, as ``enru_source_in`` names it
+TEST_FILE = {
+    "news": "wmt21-enru-mqm-newstest2021",
+    "qe22": "wmt22-enru-mqm-dev",
+    "it-test": "wmt19-enru-qe-it",
+}
+#: the multi-pair files (``multilingual/NAME.tsv.gz``) and the span file of each
+MULTILINGUAL = {"mqm": "mqm-spans", "da": None, "word": None, "ced": None}
+
+
+def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
+    """The training sets (one per language pair, release and kind) of the named multi-pair
+    files, the MQM rows with their raters' spans."""
+    from xlscore.io.judgments import read_judgments, split_sets
+
+    out = []
+    for name in names:
+        if name not in MULTILINGUAL:
+            raise SystemExit(f"unknown multilingual file {name!r}: {', '.join(MULTILINGUAL)}")
+        rows = read_judgments(data_dir / "multilingual" / f"{name}.tsv.gz", include_human=True)
+        if MULTILINGUAL[name]:
+            spans = data_dir / "multilingual" / f"{MULTILINGUAL[name]}.tsv.gz"
+            rows = attach_errors(rows, read_error_marks(spans, lenient=True))
+        out += split_sets(rows)
+    return out
+
+
 def load_sets(data_dir: Path) -> dict[str, list]:
     """Every judged set, human translations and post-edits included, with the error marks
     where they exist."""
@@ -106,9 +134,29 @@ def fold_names(which: str) -> list[str]:
 
 
 def split(
-    sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool = False
+    sets: dict[str, list],
+    fold: str,
+    use_it: bool,
+    it_sample: int,
+    use_da: bool = False,
+    multilingual: list[list] | None = None,
 ) -> tuple[list[list], list]:
-    """Training sets and test rows (machine translations only) of a fold."""
+    """Training sets and test rows (machine translations only) of a fold; ``multilingual``
+    sets join training without their rows whose English source the fold tests on."""
+    train, test = _split_enru(sets, fold, use_it, it_sample, use_da)
+    if multilingual:
+        from xlscore.io.judgments import leave_out_sources
+
+        tested = TEST_OF.get(fold) or fold.rsplit("-", 1)[0].removeprefix("cv-")
+        kept = [leave_out_sources(rows, TEST_FILE[tested]) for rows in multilingual]
+        train = train + [rows for rows in kept if rows]
+    return train, test
+
+
+def _split_enru(
+    sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool
+) -> tuple[list[list], list]:
+    """The en-ru training sets and test rows of a fold."""
     it = [sample_sources(sets["it"], it_sample)] if use_it else []
     mt = lambda rows: [r for r in rows if not r.is_human]
 
@@ -136,7 +184,13 @@ def split(
 
 def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
     """:func:`split` with a variant's configuration."""
-    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False))
+    multilingual = None
+    if cfg.get("multilingual"):
+        key = "multilingual:" + ",".join(cfg["multilingual"])
+        if key not in sets:
+            sets[key] = load_multilingual(sets["data_dir"], cfg["multilingual"])
+        multilingual = sets[key]
+    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual)
 
 
 def _complete(config: dict) -> dict:
@@ -145,6 +199,7 @@ def _complete(config: dict) -> dict:
     return {
         **config,
         "da": config.get("da", False),
+        "multilingual": config.get("multilingual", []),
         "recipe": asdict(Recipe.from_dict(config["recipe"])),
     }
 
@@ -167,6 +222,7 @@ def cmd_run(args, sets) -> None:
         "it": not args.no_it,
         "it_sample": args.it_sample,
         "da": args.da,
+        "multilingual": [x for x in args.multilingual.split(",") if x],
         "note": args.note,
     }
     cfg_file = folder / "config.json"
@@ -461,11 +517,49 @@ def cmd_features(args, sets) -> None:
         print(f"features/{fold}: trained on {len(y)} rows")
 
 
+# ---------------------------------------------------------------------- export
+#: where each variant's fold predictions are kept in the repository (the cache is not)
+FOLDS = Path(__file__).resolve().parent / "results" / "folds"
+
+
+def cmd_export(args, sets) -> None:
+    """Write each finished LODO fold's predictions on its test rows to
+    ``results/folds/VARIANT/FOLD.tsv`` (segment, system, score, and the word error
+    probabilities as ``start:end:p:minor:major`` items): what :mod:`gate` reads, small enough
+    to commit, so that a fold is trained once."""
+    from estimator_tables import load_words
+
+    folder = CACHE / args.variant
+    cfg = json.loads((folder / "config.json").read_text())
+    out = FOLDS / args.variant
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n")
+    for fold in LODO:
+        pred_file = folder / fold / f"pred-{args.suffix}.npy"
+        if not pred_file.exists():
+            continue
+        _, test = fold_split(sets, fold, cfg)
+        pred = np.load(pred_file)
+        words = load_words(folder / fold, args.suffix) or [()] * len(test)
+        lines = ["seg_id\tsystem\tscore\twords"]
+        for r, p, w in zip(test, pred, words, strict=True):
+            items = " ".join(
+                f"{x.start}:{x.end}:{x.probability:.4f}:{x.minor:.4f}:{x.major:.4f}" for x in w
+            )
+            lines.append(f"{r.seg_id}\t{r.system}\t{p:.6f}\t{items}")
+        (out / f"{fold}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        log = folder / fold / "log.json"
+        if log.exists():
+            (out / f"{fold}.log.json").write_text(log.read_text())
+        print(f"{args.variant}/{fold}: {len(test)} predictions -> {out / (fold + '.tsv')}")
+
+
 # ---------------------------------------------------------------------- report
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "command", choices=["run", "baselines", "features", "soup", "compress", "report"]
+        "command",
+        choices=["run", "baselines", "features", "soup", "compress", "export", "report"],
     )
     ap.add_argument("--members", help="soup: variants that differ only in their seed, A,B")
     ap.add_argument("--data-dir", required=True, type=Path)
@@ -474,6 +568,13 @@ def main() -> None:
     ap.add_argument("--no-it", action="store_true", help="leave the IT data out of training")
     ap.add_argument(
         "--da", action="store_true", help="train on the newstest DA set too (ranking pairs only)"
+    )
+    ap.add_argument(
+        "--multilingual",
+        default="",
+        help="train on these multi-pair files too ("
+        + ", ".join(MULTILINGUAL)
+        + "), comma-separated",
     )
     ap.add_argument("--it-sample", type=int, default=IT_SAMPLE)
     ap.add_argument("--ship-rank", type=int, default=Recipe().delta_rank)
@@ -486,7 +587,7 @@ def main() -> None:
                 "--" + f.name.replace("_", "-"), type=recipe_type(f.default), default=None
             )
     args = ap.parse_args()
-    sets = load_sets(args.data_dir)
+    sets: dict = {**load_sets(args.data_dir), "data_dir": args.data_dir}
     if args.command == "report":
         from estimator_report import cmd_report
 
@@ -498,6 +599,7 @@ def main() -> None:
         "features": cmd_features,
         "soup": cmd_soup,
         "compress": cmd_compress,
+        "export": cmd_export,
     }[args.command](args, sets)
 
 

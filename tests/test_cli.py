@@ -514,6 +514,28 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
     assert bad.returncode == 2 and "spans.tsv: file is empty" in bad.stderr
 
 
+def test_train_on_a_multi_pair_file_leaving_out_shared_sources(tmp_path, unigram_dir):
+    import gzip
+
+    rows = read_demo()
+    lines = ["lp\tset\tseg_id\tsystem\tsource\ttranslation\tmqm_score\tenru_source_in"]
+    for i, r in enumerate(rows):
+        lp = ("en-de", "zh-en")[i % 2]
+        shared = "wmt22-enru-mqm-dev" if i % 4 == 0 else ""
+        lines.append(
+            f"{lp}\tnewstest2021\tnewstest2021:d:{r['id']}\t{r['quality']}\t{r['source']}"
+            f"\t{r['translation']}\t{-int(r['intended_rank'])}\t{shared}"
+        )
+    data = tmp_path / "mqm.tsv.gz"
+    data.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode("utf-8")))
+    out = tmp_path / "multi.safetensors"
+    args = ["train", "--data", data, "-o", out, "--base", unigram_dir, "--epochs", "1"]
+    t = ok(cli(*args, "--delta-rank", "2", "--quiet", "--leave-out", "wmt22-enru-mqm-dev.tsv"))
+    # two language pairs: two sets, each on its own scale; a quarter of the rows left out
+    kept = len(rows) - len(range(0, len(rows), 4))
+    assert f"trained on {kept} judged translations from 2 set(s)" in t.stdout
+
+
 def test_plot_alignment_writes_a_png(tmp_path):
     out = tmp_path / "fig.png"
     rows = [r for r in read_demo() if r["id"] == "9"]

@@ -384,3 +384,27 @@ def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp
     assert not np.array_equal(est.predict(WORDS_EN, WORDS_RU), full)  # rank 2 of 32 loses
     with pytest.raises(XLScoreError, match="not trained"):
         QualityEstimator(str(unigram_dir), recipe=RECIPE).recompress(2, 8)
+
+
+def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_path):
+    recipe = replace(RECIPE, freeze_layers=1, head_hidden=8, da_regression=True)
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32")
+    before = {k: v.detach().clone() for k, v in est.model.named_parameters()}
+    est.fit(_data())
+    after = dict(est.model.named_parameters())
+    frozen = [k for k in before if k.startswith("encoder.encoder.layer.0.")]
+    tuned = [k for k in before if k.startswith("encoder.encoder.layer.1.")]
+    assert frozen and tuned
+    assert all(torch.equal(before[k], after[k]) for k in frozen)
+    assert any(not torch.equal(before[k], after[k]) for k in tuned)
+    assert {k for k in after if k.startswith("head.")} == {
+        "head.0.weight",
+        "head.0.bias",
+        "head.2.weight",
+        "head.2.bias",
+    }
+    pred = est.predict(WORDS_EN, WORDS_RU)
+    path = est.save(tmp_path / "frozen.safetensors")
+    again = QualityEstimator.load(path, precision="fp32")
+    assert again.recipe.freeze_layers == 1 and again.recipe.head_hidden == 8
+    assert np.allclose(again.predict(WORDS_EN, WORDS_RU), pred, atol=1e-6)

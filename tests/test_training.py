@@ -281,3 +281,68 @@ def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
         # the parent's mark "Кошка" moved behind the new word, the new word a major error
         assert sorted(e.errors) == [(0, 5, 2), (6, 11, 1)] and e.clean
         assert e.translation[6:11] == "Кошка"
+
+
+# ---------------------------------------------------------------------- multilingual training
+def test_da_is_a_regression_target_only_when_the_recipe_says():
+    da = [
+        Judgment(f"da:d:{i}", f"s{k}", f"src {i}", f"перевод {k}", float(k), kind="da", raw=50.0)
+        for i in range(2)
+        for k in range(2)
+    ]
+    assert {e.weight for e in make_examples([da], Recipe())} == {0.0}
+    assert {e.weight for e in make_examples([da], Recipe(da_regression=True))} == {1.0}
+
+
+def test_post_editing_marks_label_words_only_when_the_recipe_learns_edits():
+    from xlscore.io.judgments import ErrorMark
+
+    row = Judgment(
+        "w:0:1", "mt", "a b", "Ein Katze", -0.5, kind="hter", errors=(ErrorMark(0, 3, "edit"),)
+    )
+    (off,) = make_examples([[row]], Recipe(edit_tags=False))
+    assert off.errors == () and not off.clean  # no word labels at all
+    (on,) = make_examples([[row]], Recipe())
+    assert on.errors == ((0, 3, 1),) and on.clean  # an edit counts as a minor error
+
+
+def test_set_shares_follow_size_balance_and_the_en_ru_weight():
+    from xlscore.estimator.training import set_shares
+
+    # each unit once per epoch: no sampling at all
+    assert set_shares([100, 900], ["en-ru", "en-de"], Recipe()) is None
+    flat = set_shares([100, 900], ["en-ru", "en-de"], Recipe(balance=0.0))
+    assert flat == pytest.approx([0.5, 0.5])
+    heavy = set_shares([100, 900], ["en-ru", "en-de"], Recipe(enru_weight=3.0))
+    assert heavy == pytest.approx([0.25, 0.75])
+    half = set_shares([100, 900], ["en-ru", "en-de"], Recipe(balance=0.5))
+    assert half == pytest.approx([10 / 40, 30 / 40])
+
+
+def test_batches_draw_each_set_its_share_and_keep_sources_together():
+    small, big = _rows(4, 3), _rows(60, 1, "q")
+    ex = make_examples([small, big], Recipe())
+    lengths = [len(e.translation) for e in ex]
+    batches = plan_batches(ex, lengths, 8, random.Random(0), shares=[0.5, 0.5])
+    drawn = [i for b in batches for i in b]
+    # 64 units in all: 32 for each set; the 4 sources of the small set come 8 times each
+    assert sum(ex[i].dataset == 0 for i in drawn) == 32 * 3
+    assert sum(ex[i].dataset == 1 for i in drawn) == 32
+    assert len({i for i in drawn if ex[i].dataset == 1}) == 32
+    for b in batches:
+        groups = [ex[i].group for i in b if ex[i].dataset == 0]
+        assert all(groups.count(g) % 3 == 0 for g in groups)  # a source's three stay together
+    assert plan_batches(ex, lengths, 8, random.Random(0), shares=[0.5, 0.5]) == batches
+
+
+def test_new_recipe_settings_are_checked_and_old_files_keep_their_meaning():
+    for bad in ({"freeze_layers": -1}, {"enru_weight": 0}, {"balance": 1.5}, {"head_hidden": -2}):
+        with pytest.raises(XLScoreError, match="recipe: "):
+            Recipe(**bad)
+    old = Recipe.from_dict({"epochs": 2.0})
+    assert (old.freeze_layers, old.head_hidden, old.da_regression, old.edit_tags) == (
+        0,
+        0,
+        False,
+        True,
+    )

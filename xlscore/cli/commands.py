@@ -234,12 +234,26 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.training import Recipe, remove_checkpoint
-    from xlscore.io.judgments import attach_errors, read_error_marks, read_judgments, sample_sources
+    from xlscore.io.judgments import (
+        attach_errors,
+        leave_out_sources,
+        read_error_marks,
+        read_judgments,
+        sample_sources,
+        split_sets,
+    )
 
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
-    datasets = [read_judgments(p, include_human=True) for p in args.data]
+    files = [read_judgments(p, include_human=True) for p in args.data]
+    for test in args.leave_out or ():
+        files = [leave_out_sources(rows, test) for rows in files]
     if args.max_sources:
-        datasets = [sample_sources(rows, args.max_sources) for rows in datasets]
+        files = [sample_sources(rows, args.max_sources) for rows in files]
+    for path, rows in zip(args.data, files):
+        if not rows:
+            raise InputError("no judged translations", path=path)
+    # a file of several language pairs or releases gives one set (one score scale) each
+    datasets = [s for rows in files for s in split_sets(rows)]
     marks = {}
     keys = (
         {(r.seg_id, r.system, r.translation) for rows in datasets for r in rows}
@@ -247,7 +261,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         else set()
     )
     for path in args.errors or ():
-        found = read_error_marks(path)
+        found = read_error_marks(path, lenient=True)
         if not keys & set(found):
             raise InputError(
                 "no judged translation of the --data sets matches these error "
@@ -257,9 +271,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         marks.update(found)
     if marks:
         datasets = [attach_errors(rows, marks) for rows in datasets]
-    for path, rows in zip(args.data, datasets):
-        if not rows:
-            raise InputError("no judged translations", path=path)
     out = Path(args.output)
     checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_name(out.name + ".ckpt")
     if checkpoint.exists() and not args.quiet:

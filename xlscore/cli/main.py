@@ -150,9 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="train a quality estimator on human judgments",
         description="Fine-tune a cross-encoder (default pack:e5-small) on judged "
         "translations and save the compressed weights for "
-        "--estimator PATH. Data: MQM or QE TSV files, or HTER file "
-        "prefixes (see README); human translations and post-edits "
-        "are used. Interrupted runs continue from the checkpoint "
+        "--estimator PATH. Data: MQM, DA or QE TSV files, HTER file "
+        "prefixes, or multi-pair files with an lp column (.tsv.gz; one "
+        "score scale per pair, release and kind); human translations "
+        "and post-edits are used. Interrupted runs continue from the checkpoint "
         "when started again with the same arguments.",
     )
     p.add_argument(
@@ -181,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the errors of the judged translations are, for the word head: an "
         "MQM error-span TSV (column spans) or word-level QE tags (tags, "
         "offsets); repeat for several files",
+    )
+    p.add_argument(
+        "--leave-out",
+        action="append",
+        metavar="TEST_FILE",
+        help="leave out the rows whose English source this en-ru test file holds (the "
+        "multi-pair files' enru_source_in column names it); repeat for several",
     )
     p.add_argument(
         "--similarity-weight",

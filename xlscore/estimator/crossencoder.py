@@ -1,8 +1,9 @@
 """The quality estimator's network: an encoder reading source and translation together, a
 sentence head, and (optionally) what ties the score to the meaning of the words.
 
-* **Sentence head.** The mean of the last layer's token states goes through a linear layer:
-  the estimator of issue 13, unchanged when the options below are off.
+* **Sentence head.** The mean of the last layer's token states goes through a linear layer
+  (the estimator of issue 13, unchanged when the options below are off), or with
+  ``head_hidden`` through a small feed-forward network (one tanh layer of that width).
 * **Alignment features** (``align``): within the same forward pass, each translation piece's
   best cosine similarity to a source piece and each source piece's best similarity to a
   translation piece (BERTScore's greedy matching, over the cross-encoder's own last-layer
@@ -116,16 +117,21 @@ def alignment_features(
 
 
 class CrossEncoder(torch.nn.Module):
-    """Encoder + mean pooling + a linear head, and optionally the alignment features and the
-    word head (module docstring). ``forward(ids, mask, side)`` gives one score per row, or
-    ``(scores, word logits)`` when the word head is on (``parts=True``: also ``[B, 2]``, the
-    base and adequacy parts of each score)."""
+    """Encoder + mean pooling + a linear (or ``head_hidden``-wide tanh) head, and optionally
+    the alignment features and the word head (module docstring). ``forward(ids, mask, side)``
+    gives one score per row, or ``(scores, word logits)`` when the word head is on
+    (``parts=True``: also ``[B, 2]``, the base and adequacy parts of each score)."""
 
     align_mean: torch.Tensor  # buffers, registered with the alignment features
     align_std: torch.Tensor
 
     def __init__(
-        self, encoder: torch.nn.Module, *, align: bool = False, words: bool = False
+        self,
+        encoder: torch.nn.Module,
+        *,
+        align: bool = False,
+        words: bool = False,
+        head_hidden: int = 0,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -133,7 +139,15 @@ class CrossEncoder(torch.nn.Module):
         hidden = int(encoder.config.hidden_size)  # type: ignore[union-attr, arg-type]
         self.use_align, self.use_words = align, words
         self.dropout = torch.nn.Dropout(0.1)
-        self.head = torch.nn.Linear(hidden, 1)
+        self.head: torch.nn.Module = (
+            torch.nn.Sequential(
+                torch.nn.Linear(hidden, head_hidden),
+                torch.nn.Tanh(),
+                torch.nn.Linear(head_hidden, 1),
+            )
+            if head_hidden
+            else torch.nn.Linear(hidden, 1)
+        )
         n = len(ALIGN_FEATURES) * align + len(WORD_FEATURES) * words
         if align:
             # standardisation of the features, measured on training pairs before training
@@ -165,8 +179,9 @@ class CrossEncoder(torch.nn.Module):
         zero ``adequacy`` layer (training starts from the base score alone)."""
         g = torch.Generator().manual_seed(seed)
         with torch.no_grad():
-            for layer in (self.head, getattr(self, "word", None)):
-                if layer is not None:
+            new = [*self.head.modules(), getattr(self, "word", None)]
+            for layer in new:
+                if isinstance(layer, torch.nn.Linear):
                     layer.weight.copy_(torch.randn(layer.weight.shape, generator=g) * 0.02)
                     layer.bias.zero_()
             if self.extended:

@@ -58,6 +58,7 @@ from xlscore.estimator.training import (
     make_examples,
     piece_labels,
     plan_batches,
+    set_shares,
     train_loop,
 )
 from xlscore.io.cache import sha256_file
@@ -173,7 +174,12 @@ class QualityEstimator:
         if getattr(encoder, "pooler", None) is not None:
             encoder.pooler = None
         self.model = (
-            CrossEncoder(encoder, align=self.recipe.features, words=self.recipe.word_weight > 0)
+            CrossEncoder(
+                encoder,
+                align=self.recipe.features,
+                words=self.recipe.word_weight > 0,
+                head_hidden=self.recipe.head_hidden,
+            )
             .to(self.device)
             .eval()
         )
@@ -364,10 +370,17 @@ class QualityEstimator:
 
     # ------------------------------------------------------------------ training
     def _trainable(self) -> dict[str, torch.nn.Parameter]:
-        """Every transformer layer and the head; the embeddings stay frozen."""
+        """Every transformer layer above the recipe's ``freeze_layers`` lowest, and the heads;
+        the embeddings (most of e5-small's weights) and the frozen layers keep the base's
+        values."""
+        import re
+
         out = {}
         for name, p in self.model.named_parameters():
-            p.requires_grad = not name.startswith("encoder.embeddings.")
+            layer = re.match(r"encoder\.encoder\.layer\.(\d+)\.", name)
+            p.requires_grad = not name.startswith("encoder.embeddings.") and not (
+                layer and int(layer.group(1)) < self.recipe.freeze_layers
+            )
             if p.requires_grad:
                 out[name] = p
         return out
@@ -447,6 +460,11 @@ class QualityEstimator:
                 for i in range(0, len(sample), 16)
             )
 
+        groups: list[set[int]] = [set() for _ in datasets]
+        for e in examples:
+            groups[e.dataset].add(e.group)
+        units = [len(g - {-1}) for g in groups]
+        shares = set_shares(units, [d[0].lp for d in datasets], r)
         soup = {k: torch.zeros_like(v) for k, v in start.items()}
         self.log = TrainingLog()
         for member in range(r.seeds):
@@ -463,7 +481,7 @@ class QualityEstimator:
 
             def batches(epoch: int, seed: int = seed) -> list[list[int]]:
                 return plan_batches(
-                    examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch)
+                    examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch), shares
                 )
 
             log = train_loop(
@@ -637,7 +655,10 @@ class QualityEstimator:
                 f"{path} is not an xlscore estimator file (format {' or '.join(map(str, FORMATS))})"
             )
         missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
-        missing += [k for k in ("head.weight", "head.bias") if k not in tensors]
+        head: tuple[str, ...] = ("head.weight", "head.bias")
+        if isinstance(meta.get("recipe"), dict) and meta["recipe"].get("head_hidden"):
+            head = ("head.0.weight", "head.0.bias", "head.2.weight", "head.2.bias")
+        missing += [k for k in head if k not in tensors]
         if missing:
             raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
         weight = meta.get("similarity_weight", 0.0)

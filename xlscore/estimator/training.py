@@ -10,8 +10,9 @@
 * **Loss.** Squared error on the targets plus ``rank_weight`` times a pairwise logistic loss
   over every pair of translations of one source whose human scores differ clearly (single
   translations of different sources are never compared with each other). Direct-assessment
-  sets (kind ``"da"``) enter the ranking loss only, for pairs whose raw ratings differ by at
-  least ``da_gap`` points (the WMT "relative ranking" convention). Synthetic corruptions
+  sets (kind ``"da"``) enter the ranking loss for pairs whose raw ratings differ by at
+  least ``da_gap`` points (the WMT "relative ranking" convention), and the squared error only
+  with ``da_regression``. Synthetic corruptions
   (:mod:`xlscore.estimator.corruptions`) are never regression targets: each only has to score below
   the translation it was made from, by ``synthetic_margin``. With a word head (``word_weight`` >
   0), a cross-entropy over the translation's pieces (OK / minor / major error) is added: the
@@ -67,6 +68,12 @@ class Recipe:
     word_weight: float = 1.0
     span_threshold: float = 0.5
     max_length: int = 256
+    edit_tags: bool = True
+    enru_weight: float = 1.0
+    balance: float = 1.0
+    freeze_layers: int = 0
+    head_hidden: int = 0
+    da_regression: bool = False
     seed: int = 0
     seeds: int = 1
     delta_rank: int = 64
@@ -95,6 +102,10 @@ class Recipe:
             ),
             (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
             (self.max_length >= 16, "max_length must be at least 16"),
+            (self.freeze_layers >= 0, "freeze_layers must not be negative"),
+            (self.enru_weight > 0, "enru_weight must be positive"),
+            (0 <= self.balance <= 1, "balance is an exponent in [0, 1]"),
+            (self.head_hidden >= 0, "head_hidden must not be negative (0: a linear head)"),
             (self.seeds >= 1, "seeds must be at least 1"),
             (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
             (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
@@ -118,8 +129,9 @@ class Recipe:
         return tuple(k.strip() for k in self.synthetic_kinds.split(",") if k.strip())
 
 
-#: the settings added with the adequacy recipe, at the values that reproduce files written
-#: before them (no corruptions' margin, alignment features or word head)
+#: the settings added after the first recipe, at the values that reproduce files written
+#: before them (no corruptions' margin, alignment features or word head; every layer trained,
+#: a linear head, direct assessment in the ranking loss only)
 LEGACY = {
     "synthetic_margin": 1.0,
     "synthetic_kinds": "",
@@ -128,6 +140,12 @@ LEGACY = {
     "features": False,
     "word_weight": 0.0,
     "span_threshold": 0.5,
+    "freeze_layers": 0,
+    "head_hidden": 0,
+    "da_regression": False,
+    "edit_tags": True,
+    "enru_weight": 1.0,
+    "balance": 1.0,
 }
 
 
@@ -147,8 +165,8 @@ def normal_scores(values: Sequence[float]) -> np.ndarray:
 
 
 #: word class of each MQM severity (:data:`xlscore.estimator.crossencoder.WORD_CLASSES`; critical
-#: errors count as major)
-_SEVERITY_CLASS = {"minor": 1, "major": 2, "critical": 2}
+#: errors count as major, a post-editor's edit as minor when the recipe learns from edits)
+_SEVERITY_CLASS = {"minor": 1, "major": 2, "critical": 2, "edit": 1}
 
 
 @dataclass
@@ -178,10 +196,13 @@ def _word_count(text: str) -> int:
     return max(1, len(text.split()))
 
 
-def _errors_of(row: Judgment, text: str) -> tuple[tuple[tuple[int, int, int], ...], bool]:
+def _errors_of(
+    row: Judgment, text: str, edits: bool
+) -> tuple[tuple[tuple[int, int, int], ...], bool]:
     """A judged translation's error spans moved onto its normalised ``text``, and whether
-    the rest of it is known to be right."""
-    if row.errors is None:
+    the rest of it is known to be right. Post-editing marks count only with ``edits``
+    (otherwise the translation has no word labels)."""
+    if row.errors is None or (not edits and any(m.severity == "edit" for m in row.errors)):
         return (), False
     where = offset_map(row.translation, text)
     return tuple(
@@ -211,7 +232,7 @@ def make_examples(
         for r, t in zip(rows, targets):
             g = groups.setdefault((d, r.seg_id), len(groups))
             text = normalize_text(r.translation)
-            errors, clean = _errors_of(r, text)
+            errors, clean = _errors_of(r, text, recipe.edit_tags)
             out.append(
                 Example(
                     normalize_text(r.source),
@@ -219,7 +240,7 @@ def make_examples(
                     float(t),
                     g,
                     d,
-                    0.0 if da else 1.0,
+                    1.0 if not da or recipe.da_regression else 0.0,
                     -1,
                     float(r.raw) if da and r.raw is not None else float(t),
                     recipe.da_gap if da else 0.05,
@@ -287,13 +308,42 @@ def piece_labels(example: Example, offsets: Sequence[tuple[int, int]]) -> list[i
     return out
 
 
+def set_shares(sizes: Sequence[int], pairs: Sequence[str], recipe: Recipe) -> list[float] | None:
+    """How much of an epoch each training set gets, from its number of units (``sizes``) and
+    language pair: ``size ** balance``, times ``enru_weight`` for en-ru sets (normalised to sum
+    to 1). ``None`` when that is every set's own share (each unit once per epoch)."""
+    from xlscore.io.judgments import DEFAULT_LP
+
+    w = [
+        n**recipe.balance * (recipe.enru_weight if lp == DEFAULT_LP else 1.0)
+        for n, lp in zip(sizes, pairs)
+    ]
+    total, n_all = sum(w), sum(sizes)
+    shares = [x / total for x in w]
+    if all(abs(sh * n_all - n) < 0.5 for sh, n in zip(shares, sizes)):
+        return None
+    return shares
+
+
+def _draw(units: list[list[int]], quota: int, rng: random.Random) -> list[list[int]]:
+    """``quota`` units of ``units``: whole rounds of all of them, then a sample."""
+    whole, rest = divmod(quota, len(units)) if units else (0, 0)
+    return units * whole + rng.sample(units, rest)
+
+
 def plan_batches(
-    examples: Sequence[Example], lengths: Sequence[int], batch_size: int, rng: random.Random
+    examples: Sequence[Example],
+    lengths: Sequence[int],
+    batch_size: int,
+    rng: random.Random,
+    shares: Sequence[float] | None = None,
 ) -> list[list[int]]:
     """Batches of example indices for one epoch. A unit is a source with all its
     translations (and their corruptions) when it has several, else one translation with its
     corruptions; units of several are packed in random order, single ones in runs of similar
-    length within their data set; the batches are then shuffled."""
+    length within their data set; the batches are then shuffled. ``shares``: the part of the
+    epoch's units each data set gets (:func:`set_shares`; default: each unit once), drawn
+    at random, a set's units repeated when its share is larger than the set."""
     children: dict[int, list[int]] = {}
     members: dict[int, list[int]] = {}
     for i, e in enumerate(examples):
@@ -309,6 +359,15 @@ def plan_batches(
             multi.append(unit)
         else:
             single.setdefault(examples[idx[0]].dataset, []).append(unit)
+    if shares is not None:
+        n_units = len(multi) + sum(map(len, single.values()))
+        by_set: dict[int, list[list[int]]] = {}
+        for u in multi:
+            by_set.setdefault(examples[u[0]].dataset, []).append(u)
+        multi = [
+            u for d in sorted(by_set) for u in _draw(by_set[d], round(shares[d] * n_units), rng)
+        ]
+        single = {d: _draw(u, round(shares[d] * n_units), rng) for d, u in sorted(single.items())}
     batches: list[list[int]] = []
 
     def pack(units: list[list[int]]) -> None:

@@ -15,11 +15,30 @@ Four layouts are read (higher scores are better in every :class:`Judgment`):
   ``P.hter`` and optionally ``P.pe``; the score is minus the HTER, and each post-edit that
   differs from its machine translation is a second, human translation of the source with
   HTER 0 (it needs no edit). With post-edits, the words of the machine translation that the
-  post-editor changed or removed are its error marks (severity ``"minor"``: an edit, not a
+  post-editor changed or removed are its error marks (severity ``"edit"``: an edit, not a
   rated error), as the WMT word-level tags are derived (:func:`edit_marks`). The data have no
   documents: blocks of :data:`HTER_BLOCK` lines stand in for them.
 
 Segment ids look like ``<set>:<doc>:<n>``; :attr:`Judgment.doc` is the middle part.
+
+**Other language pairs** (the ``multilingual/`` files of the shared data: gzip-compressed or
+plain TSV with a column ``lp``) are read by the same :func:`read_judgments`, each row with its
+language pair (:attr:`Judgment.lp`), its release (:attr:`Judgment.release`) and the en-ru files
+that hold the same English source (:attr:`Judgment.source_in`, from ``enru_source_in``):
+
+* ``mqm_score``: expert MQM, kind ``"mqm"`` (newstest: minus summed error weights) or ``"qe"``
+  (the 2022 dev sets' length-normalised score), several systems per source;
+* ``da_z``: direct assessment, kind ``"da"``, one translation per source (``da_mean`` in
+  :attr:`Judgment.raw` where released);
+* ``post_edit`` + ``hter`` + ``tags``: kind ``"hter"`` (minus the HTER), the post-editing
+  ``BAD`` tags as error marks of severity ``"edit"`` (they mark edits, not rated errors: training
+  decides whether to learn from them);
+* ``label`` (``OK``/``BAD``): critical-error labels, kind ``"ced"`` (0 or -1).
+
+Rows without a ``seg_id`` get ``<release>:<lp>:<line>``; the raters' spans of the MQM rows
+are in a file of their own, read with :func:`read_error_marks` like the en-ru span file.
+:func:`split_sets` cuts rows into training sets of one scale each (language pair, release,
+kind), and :func:`leave_out_sources` drops the rows whose English source a test file holds.
 
 Where the errors are (:func:`read_error_marks`, attached with :func:`attach_errors`): the MQM
 error-span file (``spans``: a JSON list of ``{start, end, severity, ...}`` character spans in
@@ -43,8 +62,11 @@ from xlscore.io.inputs import decode_lines, read_bytes
 JUDGMENT_COLUMNS = ("seg_id", "source", "translation")
 SCORE_COLUMNS = ("human_score", "mqm_score")
 HTER_BLOCK = 100
-#: MQM severities an error mark may carry (``critical`` is kept as its own level on reading)
-SEVERITIES = ("minor", "major", "critical")
+#: severities an error mark may carry: MQM's (``critical`` kept as its own level on reading),
+#: and ``edit`` for a word a post-editor changed (not a rated error)
+SEVERITIES = ("minor", "major", "critical", "edit")
+#: the language pair of the files without an ``lp`` column
+DEFAULT_LP = "en-ru"
 
 
 @dataclass(frozen=True)
@@ -62,9 +84,12 @@ class Judgment:
     """One human-judged translation.
 
     ``kind``: what ``human`` measures — ``"mqm"`` (minus a sum of error weights), ``"qe"``
-    (length-normalised MQM), ``"hter"`` (minus the edit rate) or ``"da"`` (direct assessment
-    z-score, with the raw 0-100 rating in ``raw``). ``errors``: where the errors are, when known
-    (``()``: known to have none; ``None``: not annotated).
+    (length-normalised MQM), ``"hter"`` (minus the edit rate), ``"da"`` (direct assessment
+    z-score, with the raw 0-100 rating in ``raw``) or ``"ced"`` (0, or -1 for a critical error).
+    ``errors``: where the errors are, when known (``()``: known to have none; ``None``: not
+    annotated). ``lp``: the language pair (``en-ru`` unless the file says); ``release``: the
+    set within a multi-set file (e.g. ``newstest2020``); ``source_in``: the en-ru files that
+    hold the same English source (rows to leave out of training when testing on one of them).
     """
 
     seg_id: str
@@ -77,6 +102,9 @@ class Judgment:
     kind: str = "mqm"
     raw: float | None = None
     errors: tuple[ErrorMark, ...] | None = None
+    lp: str = DEFAULT_LP
+    release: str = ""
+    source_in: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -95,10 +123,33 @@ def _finite(text: str, what: str, path, line: int) -> float:
     return value
 
 
-def _read_tsv(path: str | Path) -> list[Judgment]:
-    lines = decode_lines(read_bytes(path), path)
+def _read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a TSV file (gzip-compressed when its name ends in ``.gz``), each row
+    checked to have the header's number of fields."""
+    data = read_bytes(path)
+    if str(path).endswith(".gz"):
+        import gzip
+        import zlib
+
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputError(f"not a readable gzip file ({err})", path=path) from None
+    lines = decode_lines(data, path)
     rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
     header = rows[0]
+    for n, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise InputError(
+                f"{len(row)} fields where the header has {len(header)}", path=path, line=n
+            )
+    return header, rows[1:]
+
+
+def _read_tsv(path: str | Path) -> list[Judgment]:
+    header, rows = _read_table(path)
+    if "lp" in header:
+        return _read_multilingual(header, rows, path)
     missing = [c for c in JUDGMENT_COLUMNS if c not in header]
     if missing:
         raise InputError(
@@ -115,11 +166,7 @@ def _read_tsv(path: str | Path) -> list[Judgment]:
     col = {c: header.index(c) for c in header}
     kind = "da" if "raw_da" in col else "mqm" if score == "human_score" else "qe"
     out = []
-    for n, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{len(row)} fields where the header has {len(header)}", path=path, line=n
-            )
+    for n, row in enumerate(rows, start=2):
         out.append(
             Judgment(
                 row[col["seg_id"]],
@@ -134,6 +181,101 @@ def _read_tsv(path: str | Path) -> list[Judgment]:
             )
         )
     return out
+
+
+#: what each layout of a multi-pair file is recognised by (the first match wins) and its kind
+_LAYOUTS = (("mqm_score", "mqm"), ("da_z", "da"), ("post_edit", "hter"), ("label", "ced"))
+
+
+def _read_multilingual(header: list[str], rows: list[list[str]], path) -> list[Judgment]:
+    """Judgments from a file with an ``lp`` column (module docstring)."""
+    layout = next(((c, k) for c, k in _LAYOUTS if c in header), None)
+    if layout is None:
+        raise InputError(
+            "a file with an lp column needs one of the score columns "
+            + ", ".join(c for c, _ in _LAYOUTS)
+            + f" (columns: {', '.join(header)})",
+            path=path,
+            line=1,
+        )
+    score, kind = layout
+    need = ["source", "translation"] + (["hter", "tags"] if kind == "hter" else [])
+    missing = [c for c in need if c not in header]
+    if missing:
+        raise InputError(
+            f"no column {missing[0]!r} (columns: {', '.join(header)})", path=path, line=1
+        )
+    col = {c: header.index(c) for c in header}
+    get = lambda row, c, default="": row[col[c]] if c in col else default
+    out = []
+    for n, row in enumerate(rows, start=2):
+        lp, release = row[col["lp"]], get(row, "set")
+        seg = get(row, "seg_id") or f"{release}:{lp}:{n - 1}"
+        raw = None
+        errors: tuple[ErrorMark, ...] | None = None
+        if kind == "mqm":
+            human = _finite(row[col[score]], score, path, n)
+            row_kind = "qe" if release.startswith("dev") else "mqm"
+        elif kind == "da":
+            human = _finite(row[col[score]], score, path, n)
+            raw = _finite(get(row, "da_mean"), "da_mean", path, n) if get(row, "da_mean") else None
+            row_kind = "da"
+        elif kind == "hter":
+            human = -_finite(row[col["hter"]], "hter", path, n)
+            errors = _marks_from_words(row[col["translation"]], row[col["tags"]], path, n)
+            row_kind = "hter"
+        else:
+            label = row[col["label"]]
+            if label not in ("OK", "BAD"):
+                raise InputError(f"label {label!r} is neither OK nor BAD", path=path, line=n)
+            human, row_kind = (-1.0 if label == "BAD" else 0.0), "ced"
+        out.append(
+            Judgment(
+                seg,
+                get(row, "system", "mt") or "mt",
+                row[col["source"]],
+                row[col["translation"]],
+                human,
+                is_human=get(row, "is_human_translation") == "1",
+                kind=row_kind,
+                raw=raw,
+                errors=errors,
+                lp=lp,
+                release=release,
+                source_in=tuple(x for x in get(row, "enru_source_in").split(",") if x),
+            )
+        )
+    return out
+
+
+def _marks_from_words(text: str, tags: str, path, line: int) -> tuple[ErrorMark, ...]:
+    """Edit marks from one ``OK``/``BAD`` tag per whitespace token of ``text``."""
+    import re
+
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    t = tags.split()
+    if len(t) != len(tokens):
+        raise InputError(f"{len(t)} tags for {len(tokens)} words", path=path, line=line)
+    bad = [tag for tag in t if tag not in ("OK", "BAD")]
+    if bad:
+        raise InputError(f"tag {bad[0]!r} is neither OK nor BAD", path=path, line=line)
+    return tuple(ErrorMark(a, b, "edit") for (a, b), tag in zip(tokens, t) if tag == "BAD")
+
+
+def split_sets(rows: Sequence[Judgment]) -> list[list[Judgment]]:
+    """``rows`` cut into sets of one scale each: one per language pair, release and kind, in
+    the order they first occur (training puts each set's scores on one scale)."""
+    sets: dict[tuple[str, str, str], list[Judgment]] = {}
+    for r in rows:
+        sets.setdefault((r.lp, r.release, r.kind), []).append(r)
+    return list(sets.values())
+
+
+def leave_out_sources(rows: Sequence[Judgment], test_file: str | Path) -> list[Judgment]:
+    """``rows`` without those whose English source the en-ru file ``test_file`` holds (its
+    path or name, with or without extensions, as the column ``enru_source_in`` names it)."""
+    name = Path(test_file).name.split(".")[0]
+    return [r for r in rows if name not in r.source_in]
 
 
 def _read_hter(prefix: Path) -> list[Judgment]:
@@ -177,8 +319,8 @@ def _read_hter(prefix: Path) -> list[Judgment]:
 
 def edit_marks(mt: str, post_edit: str) -> tuple[ErrorMark, ...]:
     """The words of ``mt`` that a post-editor replaced or deleted (a minimal word-level edit
-    alignment), as minor error marks; a word inserted by the post-editor marks the gap before
-    it (a zero-length mark)."""
+    alignment), as marks of severity ``"edit"``; a word inserted by the post-editor marks the
+    gap before it (a zero-length mark)."""
     import difflib
 
     from xlscore.encoders.words import split_words
@@ -190,10 +332,10 @@ def edit_marks(mt: str, post_edit: str) -> tuple[ErrorMark, ...]:
     ).get_opcodes()
     for tag, i1, i2, _, _ in ops:
         if tag in ("replace", "delete"):
-            marks.append(ErrorMark(a[i1].start, a[i2 - 1].end, "minor"))
+            marks.append(ErrorMark(a[i1].start, a[i2 - 1].end, "edit"))
         elif tag == "insert":
             at = a[i1 - 1].end if i1 > 0 else 0
-            marks.append(ErrorMark(at, at, "minor"))
+            marks.append(ErrorMark(at, at, "edit"))
     return tuple(marks)
 
 
@@ -256,13 +398,15 @@ def _marks_from_tags(tags: str, offsets: str, path, line: int) -> tuple[ErrorMar
     return tuple(marks)
 
 
-def read_error_marks(path: str | Path) -> dict[tuple[str, str, str], tuple[ErrorMark, ...]]:
+def read_error_marks(
+    path: str | Path, *, lenient: bool = False
+) -> dict[tuple[str, str, str], tuple[ErrorMark, ...]]:
     """Where raters put the errors: ``{(seg_id, system, translation): marks}`` from an MQM
     error-span TSV (column ``spans``) or a word-level QE TSV (``tags`` and ``offsets``; system
-    ``mt``). Spans are checked to lie inside their translation."""
-    lines = decode_lines(read_bytes(path), path)
-    rows = list(csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE))
-    header = rows[0]
+    ``mt``). Spans are checked to lie inside their translation; with ``lenient`` a span that
+    does not is dropped with a warning instead (the multi-pair span file has a few, from
+    releases whose marked copy of a translation differs from the translation)."""
+    header, rows = _read_table(path)
     col = {c: header.index(c) for c in header}
     need = ["seg_id", "translation"] + (["spans"] if "spans" in col else ["tags", "offsets"])
     missing = [c for c in need if c not in col]
@@ -274,11 +418,8 @@ def read_error_marks(path: str | Path) -> dict[tuple[str, str, str], tuple[Error
             line=1,
         )
     out = {}
-    for n, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise InputError(
-                f"{len(row)} fields where the header has {len(header)}", path=path, line=n
-            )
+    dropped = 0
+    for n, row in enumerate(rows, start=2):
         text = row[col["translation"]]
         marks = (
             _marks_from_spans(row[col["spans"]], path, n)
@@ -286,9 +427,19 @@ def read_error_marks(path: str | Path) -> dict[tuple[str, str, str], tuple[Error
             else _marks_from_tags(row[col["tags"]], row[col["offsets"]], path, n)
         )
         if any(m.end > len(text) for m in marks):
-            raise InputError("an error span ends after the translation", path=path, line=n)
+            if not lenient:
+                raise InputError("an error span ends after the translation", path=path, line=n)
+            dropped += sum(m.end > len(text) for m in marks)
+            marks = tuple(m for m in marks if m.end <= len(text))
         system = row[col["system"]] if "system" in col else "mt"
         out[(row[col["seg_id"]], system, text)] = marks
+    if dropped:
+        import warnings
+
+        warnings.warn(
+            f"{path}: {dropped} error span(s) ending after their translation were dropped",
+            stacklevel=2,
+        )
     return out
 
 

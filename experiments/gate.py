@@ -1,0 +1,306 @@
+"""The ship gate: may a candidate estimator become the default?
+
+    python experiments/gate.py CANDIDATE --data-dir ../shared/data --file CANDIDATE.safetensors
+
+``CANDIDATE`` names a variant of the estimator protocol whose leave-one-dataset-out fold
+predictions are in ``results/folds/CANDIDATE/`` (``python experiments/estimator.py export``):
+``lodo-news`` (trained without newstest2021, tested on its MQM: per-segment and system
+Kendall) and ``lodo-qe22`` (trained without WMT22 dev, tested on it: Spearman, and word MCC on
+its tags when the model has a word head). ``--file``: the candidate trained on everything, as
+it would ship, for the hand-written challenge set (no training file has its sentences).
+
+It is compared with the earlier defaults (:data:`REFERENCES`), each retrained with its own
+recipe in the same folds (``results/folds/NAME/``) and read from git for the challenge set.
+Verdict (:mod:`xlscore.evaluation.gate`): FAIL when a real-MT figure is significantly worse
+than a reference's (paired bootstrap, 95%) or a challenge category is worse than the round-3
+default's; INCOMPLETE when a fold or file is missing (nothing ships); else PASS. Exit status
+0 for PASS, 1 for FAIL, 2 for INCOMPLETE. Writes ``results/gate.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from _results import write_markdown
+from estimator import CACHE, FOLDS, load_sets
+
+from xlscore.estimator.spans import WordError, decode_spans
+from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
+from xlscore.io.cache import sha256_file
+
+ROOT = Path(__file__).resolve().parent.parent
+CHALLENGE = ROOT / "data" / "challenge" / "challenge.tsv"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An earlier default: its fold predictions (``results/folds/FOLDS``) and its shipped file
+    at a commit of this repository, with the digest it shipped with."""
+
+    name: str
+    folds: str
+    commit: str
+    path: str
+    sha256: str
+
+
+REFERENCES = (
+    Reference(
+        "qe-e5s",
+        "qe-e5s",
+        "2a16ff6",
+        "xlscore/estimators/qe-e5s.safetensors",
+        "9dce2a90870e59d046f2e25cda62eda370df7564df515cd3061a363b81f38ad5",
+    ),
+    Reference(
+        "adq-e5s",
+        "adq-e5s",
+        "9773141",
+        "xlscore/estimator/weights/adq-e5s.safetensors",
+        "b90ec3c973a9b391e7e6af5ffdc730b0685c92ea560f6ad196475d7e5ac922fb",
+    ),
+)
+#: the reference whose challenge categories the candidate must not fall below
+CHALLENGE_FLOOR = "adq-e5s"
+#: the rows each real-MT statistic is read on
+FIGURES = (
+    ("lodo-news", "newstest2021 MQM", "seg_kendall"),
+    ("lodo-news", "newstest2021 MQM", "sys_kendall"),
+    ("lodo-qe22", "WMT22 dev", "spearman"),
+    ("lodo-qe22", "WMT22 dev tags", "word_mcc"),
+)
+
+
+def reference_file(ref: Reference) -> Path:
+    """The reference's shipped file, taken from git once into the experiment cache and
+    checked against its digest."""
+    out = CACHE.parent / "gate" / f"{ref.name}-{ref.sha256[:12]}.safetensors"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        data = subprocess.run(
+            ["git", "show", f"{ref.commit}:{ref.path}"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        out.write_bytes(data)
+    if sha256_file(out) != ref.sha256:
+        raise SystemExit(f"{out}: not the file {ref.name} shipped with (digest differs)")
+    return out
+
+
+def read_fold(name: str, fold: str, rows: list) -> tuple[list[float], list[tuple]] | None:
+    """A variant's predictions on a fold's test rows, in their order, with the word error
+    probabilities (``None`` when the fold has not been exported)."""
+    f = FOLDS / name / f"{fold}.tsv"
+    if not f.exists():
+        return None
+    found = {}
+    for line in f.read_text(encoding="utf-8").splitlines()[1:]:
+        seg, system, score, words = line.split("\t")
+        items = tuple(
+            WordError(int(a), int(b), float(p), float(mi), float(ma))
+            for a, b, p, mi, ma in (w.split(":") for w in words.split())
+        )
+        found[(seg, system)] = (float(score), items)
+    missing = [(r.seg_id, r.system) for r in rows if (r.seg_id, r.system) not in found]
+    if missing:
+        raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")
+    picked = [found[(r.seg_id, r.system)] for r in rows]
+    return [p[0] for p in picked], [p[1] for p in picked]
+
+
+def span_threshold(name: str) -> float:
+    cfg = json.loads((FOLDS / name / "config.json").read_text())
+    return float(cfg["recipe"].get("span_threshold", 0.5))
+
+
+def token_tags(rows: list, spans: list) -> list[list[bool]]:
+    """Each gold token (the task's tokenisation: the rows' ``tokens``) tagged BAD when a
+    predicted span overlaps it."""
+    out = []
+    for r, sp in zip(rows, spans):
+        out.append([any(a < e and s < b for s, e in sp) for a, b in r.tokens])
+    return out
+
+
+@dataclass
+class TagRow:
+    """A WMT22 dev translation with its task tokens and their gold tags."""
+
+    translation: str
+    tokens: list[tuple[int, int]]
+    gold: list[bool]
+
+
+def read_tags(path: Path) -> dict[str, TagRow]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {
+            r["seg_id"]: TagRow(
+                r["translation"],
+                [tuple(map(int, o.split(":"))) for o in r["offsets"].split()],
+                [t == "BAD" for t in r["tags"].split()],
+            )
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        }
+
+
+def latin_tags(rows: list[TagRow]) -> list[list[bool]]:
+    """The WMT22 reference rule: a token with a Latin letter is BAD."""
+    import regex
+
+    return [
+        [bool(regex.search(r"\p{Latin}", r.translation[a:b])) for a, b in r.tokens] for r in rows
+    ]
+
+
+def challenge_wins(path: Path) -> dict[str, int]:
+    """Challenge-set wins per category of the default scorer with this estimator file
+    (cached by the file's digest)."""
+    from xlscore import XLScorer
+    from xlscore.evaluation.challenge import read_challenge, run_challenge
+
+    cache = CACHE.parent / "gate" / f"challenge-{sha256_file(path)[:16]}.json"
+    if cache.exists():
+        return json.loads(cache.read_text())
+    table = run_challenge(XLScorer.offline(estimator=str(path)), read_challenge(CHALLENGE))
+    wins = {k: v.wins for k, v in table.items()}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(wins))
+    return wins
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("candidate", help="variant name under results/folds/")
+    ap.add_argument("--data-dir", required=True, type=Path)
+    ap.add_argument("--file", type=Path, help="the candidate trained on everything")
+    ap.add_argument("--boot", type=int, default=1000)
+    args = ap.parse_args()
+    sets = load_sets(args.data_dir)
+    tests = {
+        "lodo-news": [r for r in sets["news"] if not r.is_human],
+        "lodo-qe22": sets["qe22"],
+    }
+    tags = read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
+    tag_rows = [tags[r.seg_id] for r in tests["lodo-qe22"]]
+    gold = [t.gold for t in tag_rows]
+    problems: list[str] = []
+    incomplete: list[str] = []
+    checks: list[tuple[str, str, Check]] = []
+
+    def tags_of(name: str, words: list) -> list[list[bool]] | None:
+        if not any(words):
+            return None
+        th = span_threshold(name)
+        spans = [
+            [(s.start, s.end) for s in decode_spans(t.translation, w, th)]
+            for t, w in zip(tag_rows, words)
+        ]
+        return token_tags(tag_rows, spans)
+
+    cand = {fold: read_fold(args.candidate, fold, rows) for fold, rows in tests.items()}
+    for fold, got in cand.items():
+        if got is None:
+            incomplete.append(f"candidate fold {fold} not exported")
+    for ref in REFERENCES:
+        for fold, test_name, stat in FIGURES:
+            mine, theirs = cand[fold], read_fold(ref.folds, fold, tests[fold])
+            if theirs is None:
+                incomplete.append(f"{ref.name}: fold {fold} not exported")
+                continue
+            if mine is None:
+                continue
+            rows = tests[fold]
+            if stat == "word_mcc":
+                a, b = tags_of(args.candidate, mine[1]), tags_of(ref.folds, theirs[1])
+                if b is None:
+                    continue  # the reference has no word head: nothing to fall below
+                a = a if a is not None else [[False] * len(g) for g in gold]
+                check = compare_tags(gold, a, b, n_boot=args.boot)
+            else:
+                check = compare_scores(
+                    stat,
+                    [r.seg_id for r in rows],
+                    [r.system for r in rows],
+                    [r.human for r in rows],
+                    mine[0],
+                    theirs[0],
+                    n_boot=args.boot,
+                )
+            checks.append((ref.name, test_name, check))
+            if check.worse:
+                problems.append(f"{stat} on {test_name} significantly below {ref.name}'s")
+    latin = None
+    if cand["lodo-qe22"] is not None:
+        a = tags_of(args.candidate, cand["lodo-qe22"][1])
+        if a is not None:
+            latin = compare_tags(gold, a, latin_tags(tag_rows), n_boot=args.boot)
+
+    wins: dict[str, dict[str, int]] = {}
+    if args.file is None:
+        incomplete.append("no --file: the challenge set was not run")
+    else:
+        wins[args.candidate] = challenge_wins(args.file)
+    for ref in REFERENCES:
+        wins[ref.name] = challenge_wins(reference_file(ref))
+    if args.candidate in wins:
+        for cat, (mine_w, theirs_w) in challenge_regressions(
+            wins[args.candidate], wins[CHALLENGE_FLOOR]
+        ).items():
+            problems.append(f"challenge {cat}: {mine_w} < {CHALLENGE_FLOOR}'s {theirs_w}")
+
+    verdict = "FAIL" if problems else "INCOMPLETE" if incomplete else "PASS"
+    digest = sha256_file(args.file) if args.file else "—"
+    body = [
+        f"Candidate `{args.candidate}`; file `{args.file or '—'}`, SHA-256 `{digest}`.",
+        "",
+        f"**Verdict: {verdict}**",
+        "",
+    ]
+    body += [f"* fails: {p}" for p in problems] + [f"* missing: {m}" for m in incomplete]
+    body += [
+        "",
+        "### Real MT (each model trained without the test set; paired bootstrap over "
+        f"segments, {args.boot} resamples)",
+        "",
+        "| reference | test set | statistic | candidate | reference | candidate − reference "
+        "| significantly worse |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for ref_name, test_name, c in checks:
+        body.append(
+            f"| {ref_name} | {test_name} | {c.statistic} | {c.candidate} | {c.reference} "
+            f"| {c.delta} | {'**yes**' if c.worse else 'no'} |"
+        )
+    if latin is not None:
+        body.append(
+            f"| rule: Latin letter (not gating) | WMT22 dev tags | word_mcc | {latin.candidate} "
+            f"| {latin.reference} | {latin.delta} | {'yes' if latin.worse else 'no'} |"
+        )
+    cats = list(next(iter(wins.values()))) if wins else []
+    if cats:
+        names = list(wins)
+        body += [
+            "",
+            "### Challenge set (pairs ranked right per category; the candidate must not fall "
+            f"below `{CHALLENGE_FLOOR}` in any)",
+            "",
+            "| category | " + " | ".join(f"`{n}`" for n in names) + " |",
+            "|" + " --- |" * (len(names) + 1),
+        ]
+        for cat in cats:
+            body.append(f"| {cat} | " + " | ".join(str(wins[n].get(cat, 0)) for n in names) + " |")
+        body.append(
+            "| **all** | " + " | ".join(f"**{sum(wins[n].values())}**" for n in names) + " |"
+        )
+    write_markdown("gate", "\n".join(body), title="Ship gate")
+    return {"PASS": 0, "FAIL": 1, "INCOMPLETE": 2}[verdict]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
