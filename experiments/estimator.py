@@ -518,16 +518,13 @@ def cmd_features(args, sets) -> None:
 
 
 # ---------------------------------------------------------------------- export
-#: where each variant's fold predictions are kept in the repository (the cache is not)
-FOLDS = Path(__file__).resolve().parent / "results" / "folds"
-
-
 def cmd_export(args, sets) -> None:
     """Write each finished LODO fold's predictions on its test rows to
     ``results/folds/VARIANT/FOLD.tsv`` (segment, system, score, and the word error
     probabilities as ``start:end:p:minor:major`` items): what :mod:`gate` reads, small enough
     to commit, so that a fold is trained once."""
     from estimator_tables import load_words
+    from folds import FOLDS
 
     folder = CACHE / args.variant
     cfg = json.loads((folder / "config.json").read_text())

@@ -26,10 +26,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import folds
 from _results import write_markdown
-from estimator import CACHE, FOLDS, load_sets
+from estimator import CACHE, load_sets
 
-from xlscore.estimator.spans import WordError, decode_spans
 from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
 from xlscore.io.cache import sha256_file
 
@@ -91,73 +91,6 @@ def reference_file(ref: Reference) -> Path:
     return out
 
 
-def read_fold(name: str, fold: str, rows: list) -> tuple[list[float], list[tuple]] | None:
-    """A variant's predictions on a fold's test rows, in their order, with the word error
-    probabilities (``None`` when the fold has not been exported)."""
-    f = FOLDS / name / f"{fold}.tsv"
-    if not f.exists():
-        return None
-    found = {}
-    for line in f.read_text(encoding="utf-8").splitlines()[1:]:
-        seg, system, score, words = line.split("\t")
-        items = tuple(
-            WordError(int(a), int(b), float(p), float(mi), float(ma))
-            for a, b, p, mi, ma in (w.split(":") for w in words.split())
-        )
-        found[(seg, system)] = (float(score), items)
-    missing = [(r.seg_id, r.system) for r in rows if (r.seg_id, r.system) not in found]
-    if missing:
-        raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")
-    picked = [found[(r.seg_id, r.system)] for r in rows]
-    return [p[0] for p in picked], [p[1] for p in picked]
-
-
-def span_threshold(name: str) -> float:
-    cfg = json.loads((FOLDS / name / "config.json").read_text())
-    return float(cfg["recipe"].get("span_threshold", 0.5))
-
-
-def token_tags(rows: list, spans: list) -> list[list[bool]]:
-    """Each gold token (the task's tokenisation: the rows' ``tokens``) tagged BAD when a
-    predicted span overlaps it."""
-    out = []
-    for r, sp in zip(rows, spans):
-        out.append([any(a < e and s < b for s, e in sp) for a, b in r.tokens])
-    return out
-
-
-@dataclass
-class TagRow:
-    """A WMT22 dev translation with its task tokens and their gold tags."""
-
-    translation: str
-    tokens: list[tuple[int, int]]
-    gold: list[bool]
-
-
-def read_tags(path: Path) -> dict[str, TagRow]:
-    import csv
-
-    with open(path, encoding="utf-8", newline="") as fh:
-        return {
-            r["seg_id"]: TagRow(
-                r["translation"],
-                [tuple(map(int, o.split(":"))) for o in r["offsets"].split()],
-                [t == "BAD" for t in r["tags"].split()],
-            )
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        }
-
-
-def latin_tags(rows: list[TagRow]) -> list[list[bool]]:
-    """The WMT22 reference rule: a token with a Latin letter is BAD."""
-    import regex
-
-    return [
-        [bool(regex.search(r"\p{Latin}", r.translation[a:b])) for a, b in r.tokens] for r in rows
-    ]
-
-
 def challenge_wins(path: Path) -> dict[str, int]:
     """Challenge-set wins per category of the default scorer with this estimator file
     (cached by the file's digest)."""
@@ -186,7 +119,7 @@ def main() -> int:
         "lodo-news": [r for r in sets["news"] if not r.is_human],
         "lodo-qe22": sets["qe22"],
     }
-    tags = read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
+    tags = folds.read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
     tag_rows = [tags[r.seg_id] for r in tests["lodo-qe22"]]
     gold = [t.gold for t in tag_rows]
     problems: list[str] = []
@@ -194,22 +127,16 @@ def main() -> int:
     checks: list[tuple[str, str, Check]] = []
 
     def tags_of(name: str, words: list) -> list[list[bool]] | None:
-        if not any(words):
-            return None
-        th = span_threshold(name)
-        spans = [
-            [(s.start, s.end) for s in decode_spans(t.translation, w, th)]
-            for t, w in zip(tag_rows, words)
-        ]
-        return token_tags(tag_rows, spans)
+        recipe = folds.config(name)["recipe"]
+        return folds.tags_at(tag_rows, words, float(recipe.get("span_threshold", 0.5)))
 
-    cand = {fold: read_fold(args.candidate, fold, rows) for fold, rows in tests.items()}
+    cand = {fold: folds.read_fold(args.candidate, fold, rows) for fold, rows in tests.items()}
     for fold, got in cand.items():
         if got is None:
             incomplete.append(f"candidate fold {fold} not exported")
     for ref in REFERENCES:
         for fold, test_name, stat in FIGURES:
-            mine, theirs = cand[fold], read_fold(ref.folds, fold, tests[fold])
+            mine, theirs = cand[fold], folds.read_fold(ref.folds, fold, tests[fold])
             if theirs is None:
                 incomplete.append(f"{ref.name}: fold {fold} not exported")
                 continue
@@ -239,7 +166,7 @@ def main() -> int:
     if cand["lodo-qe22"] is not None:
         a = tags_of(args.candidate, cand["lodo-qe22"][1])
         if a is not None:
-            latin = compare_tags(gold, a, latin_tags(tag_rows), n_boot=args.boot)
+            latin = compare_tags(gold, a, folds.latin_tags(tag_rows), n_boot=args.boot)
 
     wins: dict[str, dict[str, int]] = {}
     if args.file is None:

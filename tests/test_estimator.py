@@ -408,3 +408,35 @@ def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_p
     again = QualityEstimator.load(path, precision="fp32")
     assert again.recipe.freeze_layers == 1 and again.recipe.head_hidden == 8
     assert np.allclose(again.predict(WORDS_EN, WORDS_RU), pred, atol=1e-6)
+
+
+def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir, tmp_path):
+    from xlscore.estimator.crossencoder import EVIDENCE, word_evidence
+
+    text = "Он открыл Photoshop и файл report."
+    flags = word_evidence(
+        "He opened Photoshop and the report file.", text, [(0, 2), (10, 19), (27, 33), (0, 0)]
+    )
+    assert flags == (0, 3, 3, 0)  # Latin letters (bit 0), copied from the source (bit 1)
+    assert word_evidence("a b", "кот cat", [(0, 3), (4, 7)]) == (0, 1)
+    est = QualityEstimator(
+        str(unigram_dir), recipe=replace(EXTENDED, word_evidence=True), precision="fp32"
+    )
+    hidden = est.model.encoder.config.hidden_size
+    assert est.model.word.in_features == hidden + 1 + len(EVIDENCE)
+    est.fit(_marked())
+    src = ["the cat", "the cat"]
+    mt = ["кусок", "кусок cat"]
+    res = est.estimate(src, mt)
+    assert len(res[1].words) == 2
+    # the flags are an input: clearing them changes what the word head says of "cat"
+    encoded, _ = est._encode([(src[1], mt[1])], 64)
+    ids, mask, side, evidence = est._batch(encoded)
+    assert evidence.max().item() == 3  # "cat": a Latin letter, and a word of the source
+    with torch.no_grad():
+        _, with_flags = est.model(ids, mask, side, evidence)
+        _, without = est.model(ids, mask, side, torch.zeros_like(evidence))
+    assert not torch.allclose(with_flags, without)
+    again = QualityEstimator.load(est.save(tmp_path / "ev.safetensors"), precision="fp32")
+    assert again.recipe.word_evidence and again.model.use_evidence
+    assert np.allclose(again.predict(src, mt), est.predict(src, mt), atol=1e-6)

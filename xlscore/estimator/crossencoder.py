@@ -11,8 +11,9 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
   changed number, a dropped clause or an added phrase leaves pieces with no good counterpart,
   which a pooled sentence vector hardly shows.
 * **Word head** (``words``): each translation piece's state (and its best similarity to the
-  source) gives the probabilities of three classes, no error / minor / major
-  (:data:`WORD_CLASSES`). The expected number of erroneous pieces and the
+  source, and with ``evidence`` two flags of the word it belongs to: it has a Latin letter, it
+  occurs verbatim in the source — :data:`EVIDENCE`) gives the probabilities of three classes,
+  no error / minor / major (:data:`WORD_CLASSES`). The expected number of erroneous pieces and the
   largest error probability feed the score too (read without gradient, so that the word head
   is trained only by word labels and its spans stay what it believes).
 
@@ -35,17 +36,22 @@ WORD_FEATURES = ("expected_error_pieces", "largest_error_probability")
 WORD_CLASSES = ("ok", "minor", "major")
 #: piece sides in :class:`Encoded` and the ``side`` tensor
 SPECIAL, SOURCE, TRANSLATION = 0, 1, 2
+#: the word evidence flags of a translation piece (bits of :attr:`Encoded.evidence`): its word
+#: has a Latin letter; its word occurs, case aside, among the source's words
+EVIDENCE = ("latin", "copied")
 
 
 @dataclass(frozen=True)
 class Encoded:
     """One pair as the cross-encoder reads it: piece ids, the side of each piece (special or
-    prefix, source, translation) and each translation piece's character span in the
-    translation (``(0, 0)`` for other pieces)."""
+    prefix, source, translation), each translation piece's character span in the
+    translation (``(0, 0)`` for other pieces) and its word's evidence flags (bit ``k`` for
+    ``EVIDENCE[k]``; 0 for other pieces)."""
 
     ids: list[int]
     side: list[int]
     offsets: list[tuple[int, int]]
+    evidence: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -89,8 +95,27 @@ def encode_pairs(
                 # a piece of the source proper ends after the prefix (its "▁" may start in it)
                 side.append(SOURCE if seq == 0 and b > max(a, len(prefix)) else SPECIAL)
                 offsets.append((0, 0))
-        out.append(Encoded(list(ids), side, offsets))
+        out.append(Encoded(list(ids), side, offsets, word_evidence(*pairs[i], offsets)))
     return out
+
+
+def word_evidence(
+    source: str, translation: str, offsets: Sequence[tuple[int, int]]
+) -> tuple[int, ...]:
+    """The :data:`EVIDENCE` flags of each piece (character ``offsets`` into ``translation``;
+    ``(0, 0)``: not a translation piece): bit 0 when its word has a Latin letter, bit 1 when
+    its word occurs in ``source`` (case aside). Words without a letter have no flags."""
+    import regex
+
+    from xlscore.encoders.words import split_words
+
+    seen = {w.text.casefold() for w in split_words(source)}
+    by_char = bytearray(len(translation))
+    for w in split_words(translation):
+        if any(c.isalpha() for c in w.text):
+            flag = bool(regex.search(r"\p{Latin}", w.text)) | 2 * (w.text.casefold() in seen)
+            by_char[w.start : w.end] = bytes([flag]) * (w.end - w.start)
+    return tuple(max(by_char[a:b]) if a < b else 0 for a, b in offsets)
 
 
 def alignment_features(
@@ -132,12 +157,14 @@ class CrossEncoder(torch.nn.Module):
         align: bool = False,
         words: bool = False,
         head_hidden: int = 0,
+        evidence: bool = False,
     ) -> None:
         super().__init__()
         self.encoder = encoder
         # torch types a Module's other attributes as Tensor | Module: ``config`` is transformers'
         hidden = int(encoder.config.hidden_size)  # type: ignore[union-attr, arg-type]
         self.use_align, self.use_words = align, words
+        self.use_evidence = evidence and words
         self.dropout = torch.nn.Dropout(0.1)
         self.head: torch.nn.Module = (
             torch.nn.Sequential(
@@ -154,7 +181,8 @@ class CrossEncoder(torch.nn.Module):
             self.register_buffer("align_mean", torch.zeros(len(ALIGN_FEATURES)))
             self.register_buffer("align_std", torch.ones(len(ALIGN_FEATURES)))
         if words:
-            self.word = torch.nn.Linear(hidden + int(align), len(WORD_CLASSES))
+            extra = int(align) + len(EVIDENCE) * self.use_evidence
+            self.word = torch.nn.Linear(hidden + extra, len(WORD_CLASSES))
         if n:
             self.adequacy = torch.nn.Linear(n, 1)
         self.reset_head(0)
@@ -202,6 +230,7 @@ class CrossEncoder(torch.nn.Module):
         ids: torch.Tensor,
         mask: torch.Tensor,
         side: torch.Tensor | None = None,
+        evidence: torch.Tensor | None = None,
         parts: bool = False,
     ):
         hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
@@ -224,6 +253,11 @@ class CrossEncoder(torch.nn.Module):
                 if best is not None:
                     z = (best - self.align_mean[0]) / self.align_std[0]
                     x = torch.cat([h, z.unsqueeze(-1)], -1)
+                if self.use_evidence:
+                    if evidence is None:
+                        raise ValueError("this cross-encoder needs the word evidence flags")
+                    bits = [(evidence >> k) & 1 for k in range(len(EVIDENCE))]
+                    x = torch.cat([x, torch.stack(bits, -1).float()], -1)
                 word_logits = self.word(self.dropout(x))
                 bad = (1 - torch.softmax(word_logits.detach(), -1)[..., 0]) * (
                     side == TRANSLATION
@@ -237,11 +271,11 @@ class CrossEncoder(torch.nn.Module):
 
     @torch.no_grad()
     def calibrate(self, batches) -> None:
-        """Set the features' standardisation from ``batches`` of ``(ids, mask, side)``."""
+        """Set the features' standardisation from ``batches`` of ``(ids, mask, side, ...)``."""
         if not self.use_align:
             return
         rows = []
-        for ids, mask, side in batches:
+        for ids, mask, side, *_ in batches:
             hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
             rows.append(alignment_features(hidden, side)[0])
         x = torch.cat(rows)

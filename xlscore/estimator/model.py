@@ -179,6 +179,7 @@ class QualityEstimator:
                 align=self.recipe.features,
                 words=self.recipe.word_weight > 0,
                 head_hidden=self.recipe.head_hidden,
+                evidence=self.recipe.word_evidence,
             )
             .to(self.device)
             .eval()
@@ -235,16 +236,19 @@ class QualityEstimator:
 
     def _batch(
         self, seqs: Sequence[Encoded], rows: int | None = None, width: int | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Piece ids, attention mask and piece sides of ``seqs``, padded to ``width``
-        (default: the longest) and filled to ``rows`` rows
+    ) -> tuple[torch.Tensor, ...]:
+        """Piece ids, attention mask, piece sides and word evidence flags of ``seqs``, padded
+        to ``width`` (default: the longest) and filled to ``rows`` rows
         (:func:`xlscore.encoders.precision.padded`)."""
         rows, width = rows or len(seqs), width or max(len(s) for s in seqs)
         ids, mask = arithmetic.padded(
             [s.ids for s in seqs], rows, width, self.tokenizer.pad_token_id or 0
         )
         side, _ = arithmetic.padded([s.side for s in seqs], rows, width, 0)
-        return ids.to(self.device), mask.to(self.device), side.to(self.device)
+        flags, _ = arithmetic.padded(
+            [list(s.evidence) or [0] * len(s) for s in seqs], rows, width, 0
+        )
+        return tuple(t.to(self.device) for t in (ids, mask, side, flags))
 
     def _predictor(self, precision: str) -> torch.nn.Module:
         """The model predictions run through: int8 quantizes a copy of the trained model (once

@@ -69,6 +69,7 @@ class Recipe:
     span_threshold: float = 0.5
     max_length: int = 256
     edit_tags: bool = True
+    word_evidence: bool = False
     enru_weight: float = 1.0
     balance: float = 1.0
     freeze_layers: int = 0
@@ -144,6 +145,7 @@ LEGACY = {
     "head_hidden": 0,
     "da_regression": False,
     "edit_tags": True,
+    "word_evidence": False,
     "enru_weight": 1.0,
     "balance": 1.0,
 }

@@ -1,0 +1,92 @@
+"""The exported fold predictions (``results/folds/VARIANT/FOLD.tsv``, written by
+``python experiments/estimator.py export``) and the WMT22 word tags they are tagged against:
+what :mod:`gate` and :mod:`ladder` read, so that a fold is trained once and its predictions
+outlive the experiment cache."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlscore.estimator.spans import WordError, decode_spans
+
+#: where each variant's fold predictions are kept in the repository
+FOLDS = Path(__file__).resolve().parent / "results" / "folds"
+
+
+def read_fold(name: str, fold: str, rows: list) -> tuple[list[float], list[tuple]] | None:
+    """A variant's predictions on a fold's test rows, in their order, with the word error
+    probabilities (``None`` when the fold has not been exported)."""
+    f = FOLDS / name / f"{fold}.tsv"
+    if not f.exists():
+        return None
+    found = {}
+    for line in f.read_text(encoding="utf-8").splitlines()[1:]:
+        seg, system, score, words = line.split("\t")
+        items = tuple(
+            WordError(int(a), int(b), float(p), float(mi), float(ma))
+            for a, b, p, mi, ma in (w.split(":") for w in words.split())
+        )
+        found[(seg, system)] = (float(score), items)
+    missing = [(r.seg_id, r.system) for r in rows if (r.seg_id, r.system) not in found]
+    if missing:
+        raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")
+    picked = [found[(r.seg_id, r.system)] for r in rows]
+    return [p[0] for p in picked], [p[1] for p in picked]
+
+
+def config(name: str) -> dict:
+    """The variant's configuration as exported (recipe, data, note)."""
+    return json.loads((FOLDS / name / "config.json").read_text())
+
+
+def log(name: str, fold: str) -> dict | None:
+    """The fold's training log (minutes, rows, steps), when exported."""
+    f = FOLDS / name / f"{fold}.log.json"
+    return json.loads(f.read_text()) if f.exists() else None
+
+
+@dataclass
+class TagRow:
+    """A WMT22 dev translation with its task tokens and their gold tags."""
+
+    translation: str
+    tokens: list[tuple[int, int]]
+    gold: list[bool]
+
+
+def read_tags(path: Path) -> dict[str, TagRow]:
+    """``{seg_id: TagRow}`` of a word-level QE file (``tokens``' ``offsets`` and ``tags``)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {
+            r["seg_id"]: TagRow(
+                r["translation"],
+                [(int(a), int(b)) for a, b in (o.split(":") for o in r["offsets"].split())],
+                [t == "BAD" for t in r["tags"].split()],
+            )
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        }
+
+
+def tags_at(rows: list[TagRow], words: list, threshold: float) -> list[list[bool]] | None:
+    """Each gold token (the task's tokenisation) tagged BAD when a span decoded from the
+    word error probabilities at ``threshold`` overlaps it; ``None`` for a model without a
+    word head."""
+    if not any(words):
+        return None
+    out = []
+    for r, w in zip(rows, words, strict=True):
+        spans = [(s.start, s.end) for s in decode_spans(r.translation, w, threshold)]
+        out.append([any(a < e and s < b for s, e in spans) for a, b in r.tokens])
+    return out
+
+
+def latin_tags(rows: list[TagRow]) -> list[list[bool]]:
+    """The WMT22 reference rule: a token with a Latin letter is BAD."""
+    import regex
+
+    return [
+        [bool(regex.search(r"\p{Latin}", r.translation[a:b])) for a, b in r.tokens] for r in rows
+    ]
