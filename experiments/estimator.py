@@ -46,6 +46,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 
 import numpy as np
+from _results import cpu_name
 
 from xlscore.cli.options import recipe_type
 from xlscore.estimator.training import Recipe
@@ -244,7 +245,12 @@ def cmd_run(args, sets) -> None:
         save_estimates(out, "full", est, test)
         (out / "log.json").write_text(
             json.dumps(
-                {"minutes": minutes, "train_rows": sum(map(len, train)), "log": asdict(est.log)}
+                {
+                    "minutes": minutes,
+                    "cpu": cpu_name(),
+                    "train_rows": sum(map(len, train)),
+                    "log": asdict(est.log),
+                }
             )
         )
         for p in out.glob("train.ckpt*"):

@@ -181,3 +181,21 @@ def test_spans_past_the_translation_are_refused_or_dropped_when_lenient(tmp_path
     with pytest.warns(UserWarning, match="1 error span"):
         marks = read_error_marks(p, lenient=True)
     assert [(m.start, m.end) for m in marks[("s:1:1", "A", "abc")]] == [(0, 1)]
+
+
+def test_the_en_ru_da_layout_with_an_lp_column_is_not_a_multi_pair_file(tmp_path):
+    p = tmp_path / "da.tsv"
+    p.write_text(
+        "seg_id\tsystem\tsource\ttranslation\thuman_score\traw_da\tis_human_translation"
+        "\tmqm_seg_id\tdomain\tlp\n"
+        "wmt21da:newstest2021:1\tA\tHi.\tПривет.\t0.3\t71.5\t0\t\tnews\ten-ru\n",
+        encoding="utf-8",
+    )
+    (r,) = read_judgments(p)
+    assert (r.kind, r.human, r.raw, r.lp, r.seg_id) == (
+        "da",
+        0.3,
+        71.5,
+        "en-ru",
+        "wmt21da:newstest2021:1",
+    )

@@ -148,7 +148,7 @@ def _read_table(path: str | Path) -> tuple[list[str], list[list[str]]]:
 
 def _read_tsv(path: str | Path) -> list[Judgment]:
     header, rows = _read_table(path)
-    if "lp" in header:
+    if "lp" in header and "human_score" not in header:  # the en-ru DA file has an lp column too
         return _read_multilingual(header, rows, path)
     missing = [c for c in JUDGMENT_COLUMNS if c not in header]
     if missing:
