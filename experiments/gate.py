@@ -193,7 +193,8 @@ def main() -> int:
         f"**Verdict: {verdict}**",
         "",
     ]
-    body += [f"* fails: {p}" for p in problems] + [f"* missing: {m}" for m in incomplete]
+    body += [f"* fails: {p}" for p in problems]
+    body += [f"* missing: {m}" for m in dict.fromkeys(incomplete)]
     body += [
         "",
         "### Real MT (each model trained without the test set; paired bootstrap over "
