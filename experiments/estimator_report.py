@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 from _results import write_csv, write_markdown
 from estimator import CACHE, LODO, TEST_OF, K, fold_split
+from folds import agreement_on
 
 from xlscore.estimator.training import Recipe
-from xlscore.evaluation.agreement import agreement
 
 STATS = {
     "news": ("global_spearman", "seg_kendall", "sys_kendall"),
@@ -27,16 +27,6 @@ LABEL = {
     "seg_kendall": "per-seg Kendall",
     "sys_kendall": "system Kendall",
 }
-
-
-def _agreement(rows: list, pred: np.ndarray):
-    return agreement(
-        [r.seg_id for r in rows],
-        [r.system for r in rows],
-        [r.human for r in rows],
-        list(pred),
-        n_boot=1000,
-    )
 
 
 def collect(sets, variant: str, suffix: str) -> dict[str, tuple[str, list, np.ndarray]]:
@@ -93,7 +83,7 @@ def cmd_report(args, sets) -> None:
         for (how, t), (rows, pred) in sorted(collect(sets, v, args.suffix).items()):
             entries.append((v, how, t, rows, pred))
     for name, how, t, rows, pred in entries:
-        a = _agreement(rows, pred)
+        a = agreement_on(rows, list(pred), 1000)
         cells = [
             str(a[s]) if s in STATS[t] else ""
             for s in ("global_spearman", "seg_kendall", "sys_kendall")
@@ -337,7 +327,7 @@ def compression_table(sets, variants) -> str:
             stat = "seg_kendall" if fold == "lodo-news" else "global_spearman"
             full = np.load(d / "pred-full.npy")
             rows = [
-                f"| full fine-tune | {21.4 * 2:.1f} (fp16) | {_agreement(test, full)[stat]} | |"
+                f"| full fine-tune | {21.4 * 2:.1f} (fp16) | {agreement_on(test, list(full), 1000)[stat]} | |"
             ]
             for s in sizes:
                 tag = s.stem.removeprefix("size-")
@@ -345,7 +335,7 @@ def compression_table(sets, variants) -> str:
                 r, b = tag[1:].split("b")
                 rows.append(
                     f"| rank {r}, {'int8' if b == '8' else 'fp16'} factors | "
-                    f"{int(s.read_text()) / 1e6:.1f} | {_agreement(test, pred)[stat]} | "
+                    f"{int(s.read_text()) / 1e6:.1f} | {agreement_on(test, list(pred), 1000)[stat]} | "
                     f"{np.abs(pred - full).max():.3f} |"
                 )
             out.append(

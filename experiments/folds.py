@@ -37,6 +37,20 @@ def read_fold(name: str, fold: str, rows: list) -> tuple[list[float], list[tuple
     return [p[0] for p in picked], [p[1] for p in picked]
 
 
+def agreement_on(rows: list, scores: list[float], n_boot: int):
+    """Every agreement statistic of ``scores`` with the human scores of ``rows`` (judged
+    translations), with bootstrap intervals."""
+    from xlscore.evaluation.agreement import agreement
+
+    return agreement(
+        [r.seg_id for r in rows],
+        [r.system for r in rows],
+        [r.human for r in rows],
+        scores,
+        n_boot=n_boot,
+    )
+
+
 def config(name: str) -> dict:
     """The variant's configuration as exported (recipe, data, note)."""
     return json.loads((FOLDS / name / "config.json").read_text())

@@ -21,7 +21,7 @@ from _results import cpu_name, write_markdown
 from estimator import load_sets
 
 from xlscore.estimator.training import Recipe
-from xlscore.evaluation.agreement import Estimate, _resamples, agreement
+from xlscore.evaluation.agreement import Estimate, _resamples
 from xlscore.evaluation.gate import mcc_of_counts, token_counts
 
 
@@ -72,13 +72,7 @@ def main() -> None:
         cells = ["not run"] * 5
         got = folds.read_fold(name, "lodo-qe22", qe22)
         if got is not None:
-            a = agreement(
-                [r.seg_id for r in qe22],
-                [r.system for r in qe22],
-                [r.human for r in qe22],
-                got[0],
-                n_boot=args.boot,
-            )
+            a = folds.agreement_on(qe22, got[0], args.boot)
             cells[0] = str(a["global_spearman"])
             th = float(cfg["recipe"].get("span_threshold", 0.5))
             tagged = folds.tags_at(tag_rows, got[1], th)
@@ -87,13 +81,7 @@ def main() -> None:
             )
         got = folds.read_fold(name, "lodo-news", news)
         if got is not None:
-            a = agreement(
-                [r.seg_id for r in news],
-                [r.system for r in news],
-                [r.human for r in news],
-                got[0],
-                n_boot=args.boot,
-            )
+            a = folds.agreement_on(news, got[0], args.boot)
             cells[2:5] = [str(a[k]) for k in ("global_spearman", "seg_kendall", "sys_kendall")]
         minutes = [folds.log(name, f) for f in ("lodo-qe22", "lodo-news")]
         spent = " + ".join(f"{m['minutes']:.0f}" for m in minutes if m) or "—"
