@@ -288,16 +288,7 @@ def number_check_table(sets, variants, weights=(0.25, 0.5, 1.0)) -> str:
                 continue
             m = np.array([_number_mismatches(r.source, r.translation) for r in rows])
             for stat in ("global_spearman", "seg_kendall") if t == "news" else ("global_spearman",):
-                vals = [
-                    agreement(
-                        [r.seg_id for r in rows],
-                        [r.system for r in rows],
-                        [r.human for r in rows],
-                        list(pred - w * m),
-                        n_boot=0,
-                    )[stat]
-                    for w in (0.0, *weights)
-                ]
+                vals = [agreement_on(rows, list(pred - w * m), 0)[stat] for w in (0.0, *weights)]
                 lines.append(
                     f"| {v} | {t} ({(m > 0).mean():.1%} with a mismatch) | {LABEL[stat]} | "
                     + " | ".join(f"{x.value:+.3f}" for x in vals)
@@ -326,16 +317,16 @@ def compression_table(sets, variants) -> str:
             _, test = fold_split(sets, fold, cfg)
             stat = "seg_kendall" if fold == "lodo-news" else "global_spearman"
             full = np.load(d / "pred-full.npy")
-            rows = [
-                f"| full fine-tune | {21.4 * 2:.1f} (fp16) | {agreement_on(test, list(full), 1000)[stat]} | |"
-            ]
+            whole = agreement_on(test, list(full), 1000)[stat]
+            rows = [f"| full fine-tune | {21.4 * 2:.1f} (fp16) | {whole} | |"]
             for s in sizes:
                 tag = s.stem.removeprefix("size-")
                 pred = np.load(d / f"pred-{tag}.npy")
                 r, b = tag[1:].split("b")
                 rows.append(
                     f"| rank {r}, {'int8' if b == '8' else 'fp16'} factors | "
-                    f"{int(s.read_text()) / 1e6:.1f} | {agreement_on(test, list(pred), 1000)[stat]} | "
+                    f"{int(s.read_text()) / 1e6:.1f} | "
+                    f"{agreement_on(test, list(pred), 1000)[stat]} | "
                     f"{np.abs(pred - full).max():.3f} |"
                 )
             out.append(
