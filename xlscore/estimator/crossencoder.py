@@ -62,11 +62,16 @@ class Encoded:
 
 
 def encode_pairs(
-    tokenizer, prefix: str, pairs: Sequence[tuple[str, str]], max_length: int | None
+    tokenizer,
+    prefix: str,
+    pairs: Sequence[tuple[str, str]],
+    max_length: int | None,
+    evidence: bool = False,
 ) -> list[Encoded]:
     """Tokenise ``(source, translation)`` pairs as ``prefix + source`` and ``translation``;
     pairs longer than ``max_length`` pieces are cut, the longer side first (``None``: never
-    cut)."""
+    cut). ``evidence``: also each piece's word evidence flags (:func:`word_evidence`; only a
+    model that reads them needs them)."""
     if not pairs:
         return []
     from xlscore.encoders.models import quiet_transformers
@@ -95,7 +100,8 @@ def encode_pairs(
                 # a piece of the source proper ends after the prefix (its "▁" may start in it)
                 side.append(SOURCE if seq == 0 and b > max(a, len(prefix)) else SPECIAL)
                 offsets.append((0, 0))
-        out.append(Encoded(list(ids), side, offsets, word_evidence(*pairs[i], offsets)))
+        flags = word_evidence(*pairs[i], offsets) if evidence else ()
+        out.append(Encoded(list(ids), side, offsets, flags))
     return out
 
 

@@ -226,10 +226,12 @@ class QualityEstimator:
     ) -> tuple[list[Encoded], list[int]]:
         """Each pair's pieces, cut to ``max_length`` (longer side first), and the indices of
         the pairs that were cut."""
-        full = encode_pairs(self.tokenizer, self.prefix, pairs, None)
+        flags = self.model.use_evidence
+        full = encode_pairs(self.tokenizer, self.prefix, pairs, None, flags)
         cut = [i for i, e in enumerate(full) if len(e) > max_length]
         for i, e in zip(
-            cut, encode_pairs(self.tokenizer, self.prefix, [pairs[i] for i in cut], max_length)
+            cut,
+            encode_pairs(self.tokenizer, self.prefix, [pairs[i] for i in cut], max_length, flags),
         ):
             full[i] = e
         return full, cut

@@ -256,10 +256,18 @@ def _marks_from_words(text: str, tags: str, path, line: int) -> tuple[ErrorMark,
     t = tags.split()
     if len(t) != len(tokens):
         raise InputError(f"{len(t)} tags for {len(tokens)} words", path=path, line=line)
-    bad = [tag for tag in t if tag not in ("OK", "BAD")]
+    return _bad_marks(t, tokens, "edit", path, line)
+
+
+def _bad_marks(
+    tags: Sequence[str], spans: Sequence[tuple[int, int]], severity: str, path, line: int
+) -> tuple[ErrorMark, ...]:
+    """A mark of ``severity`` for each span tagged ``BAD`` (every tag checked to be ``OK`` or
+    ``BAD``)."""
+    bad = [tag for tag in tags if tag not in ("OK", "BAD")]
     if bad:
         raise InputError(f"tag {bad[0]!r} is neither OK nor BAD", path=path, line=line)
-    return tuple(ErrorMark(a, b, "edit") for (a, b), tag in zip(tokens, t) if tag == "BAD")
+    return tuple(ErrorMark(a, b, severity) for (a, b), tag in zip(spans, tags) if tag == "BAD")
 
 
 def split_sets(rows: Sequence[Judgment]) -> list[list[Judgment]]:
@@ -385,17 +393,14 @@ def _marks_from_tags(tags: str, offsets: str, path, line: int) -> tuple[ErrorMar
     t, o = tags.split(), offsets.split()
     if len(t) != len(o):
         raise InputError(f"{len(t)} tags but {len(o)} offsets", path=path, line=line)
-    marks = []
-    for tag, span in zip(t, o):
-        if tag not in ("OK", "BAD"):
-            raise InputError(f"tag {tag!r} is neither OK nor BAD", path=path, line=line)
+    spans = []
+    for span in o:
         try:
             a, b = (int(x) for x in span.split(":"))
         except ValueError:
             raise InputError(f"offset {span!r} is not START:END", path=path, line=line) from None
-        if tag == "BAD":
-            marks.append(ErrorMark(a, b, "major"))
-    return tuple(marks)
+        spans.append((a, b))
+    return _bad_marks(t, spans, "major", path, line)
 
 
 def read_error_marks(
