@@ -4,6 +4,8 @@ baselines``) and with the explicit checks (xlscore.estimator.checks), the weight
 validation data only.
 
     python experiments/combine.py --data-dir ../shared/data --variant adq
+    python experiments/combine.py --data-dir ../shared/data --variant rt --check-weights 0 \
+        --e5-weights 0,0.5,1,2,3,5,10
 
 For each LODO fold, the weights are the ones that agree best with the humans on the *other*
 LODO fold's held-out predictions (WMT22 dev Spearman chooses the weights used on newstest, and
@@ -77,6 +79,31 @@ def challenge_signals(folder: Path):
     return cases, est, np.load(cache), checks
 
 
+def weights(text: str) -> tuple[float, ...]:
+    """A comma-separated grid of weights."""
+    return tuple(float(x) for x in text.split(","))
+
+
+def weight_table(data: dict, grid: tuple[float, ...]) -> list[str]:
+    """Every e5 weight of the grid (no checks) on each fold's held-out predictions: what
+    the choice traded."""
+    rows, pred, e5, _ = data["lodo-news"]
+    q_rows, q_pred, q_e5, _ = data["lodo-qe22"]
+    out = [
+        "Each e5 weight alone (no checks), on the held-out predictions of both folds:",
+        "",
+        "| e5 weight | newstest per-seg Kendall | newstest system Kendall | WMT22 dev Spearman |",
+        "| --- | --- | --- | --- |",
+    ]
+    for a in grid:
+        out.append(
+            f"| {a:g} | {stat(rows, pred + a * e5, 'seg_kendall').value:+.3f} "
+            f"| {stat(rows, pred + a * e5, 'sys_kendall').value:+.3f} "
+            f"| {stat(q_rows, q_pred + a * q_e5, 'global_spearman').value:+.3f} |"
+        )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", required=True, type=Path)
@@ -87,6 +114,18 @@ def main() -> None:
         "--variant), when --variant has no such fold",
     )
     ap.add_argument("--suffix", default="r64b8", help="which predictions (full, r64b8)")
+    ap.add_argument(
+        "--e5-weights",
+        type=weights,
+        default=E5_WEIGHTS,
+        help="grid of the e5 F1's weight, comma-separated",
+    )
+    ap.add_argument(
+        "--check-weights",
+        type=weights,
+        default=CHECK_WEIGHTS,
+        help="grid of the checks' weight, comma-separated (0: no checks)",
+    )
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     variant = {"lodo-news": args.variant, "lodo-qe22": args.qe22_variant or args.variant}
@@ -104,7 +143,7 @@ def main() -> None:
             np.load(e5),
             np.array([reliable_findings(r.source, r.translation) for r in rows]),
         )
-    grid = list(itertools.product(E5_WEIGHTS, CHECK_WEIGHTS))
+    grid = list(itertools.product(args.e5_weights, args.check_weights))
     lines = [
         "| fold (test set) | weights (e5 F1, checks) chosen on | a | b | statistic | "
         "estimator alone | blend | challenge: estimator alone | challenge: blend |",
@@ -136,12 +175,13 @@ def main() -> None:
                 f"| | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
                 f"{stat(rows, pred + a * e5 - b * chk, extra, 1000)} | | |"
             )
+    lines += ["", *weight_table(data, args.e5_weights)]
     body = (
         f"Predictions `{args.suffix}`; 95% bootstrap intervals "
         "over segments. Grid: a in "
-        + ", ".join(f"{x:g}" for x in E5_WEIGHTS)
+        + ", ".join(f"{x:g}" for x in args.e5_weights)
         + "; b in "
-        + ", ".join(f"{x:g}" for x in CHECK_WEIGHTS)
+        + ", ".join(f"{x:g}" for x in args.check_weights)
         + ". Challenge: raw scores (no flags "
         "or foreign-word penalty on the estimator; the e5 F1 carries its own), good above "
         "bad.\n\n" + "\n".join(lines)

@@ -7,7 +7,11 @@ predictions are in ``results/folds/CANDIDATE/`` (``python experiments/estimator.
 ``lodo-news`` (trained without newstest2021, tested on its MQM: per-segment and system
 Kendall) and ``lodo-qe22`` (trained without WMT22 dev, tested on it: Spearman, and word MCC on
 its tags when the model has a word head). ``--file``: the candidate trained on everything, as
-it would ship, for the hand-written challenge set (no training file has its sentences).
+it would ship, for the hand-written challenge set (no training file has its sentences). The
+candidate's real-MT figures are those of the score as that file ships it: its similarity
+weight and span threshold applied to the fold predictions
+(:func:`xlscore.final_score.estimator_score`, the similarity from
+:func:`estimator.e5_similarity`).
 
 It is compared with the earlier defaults (:data:`REFERENCES`): on real MT with the round-2
 default's recipe retrained in the same folds (``results/folds/qe-e5s/``), on the challenge
@@ -28,10 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import folds
+import numpy as np
 from _results import write_markdown
-from estimator import CACHE, load_sets
+from estimator import CACHE, e5_similarity, load_sets
 
+from xlscore.estimator.model import FLOOR
 from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
+from xlscore.final_score import estimator_score
 from xlscore.io.cache import sha256_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +76,8 @@ REFERENCES = (
 )
 #: the reference whose challenge categories the candidate must not fall below
 CHALLENGE_FLOOR = "adq-e5s"
+#: the test set (:func:`estimator.e5_similarity`) of each fold's test rows
+SIM_TEST = {"lodo-news": "news", "lodo-qe22": "qe22"}
 #: the rows each real-MT statistic is read on
 FIGURES = (
     ("lodo-news", "newstest2021 MQM", "seg_kendall"),
@@ -91,6 +100,28 @@ def reference_file(ref: Reference) -> Path:
     if sha256_file(out) != ref.sha256:
         raise SystemExit(f"{out}: not the file {ref.name} shipped with (digest differs)")
     return out
+
+
+@dataclass(frozen=True)
+class Shipping:
+    """How a candidate file turns its estimate into the score users get: ``score = estimate
+    - similarity_weight * (1 - similarity)`` and error spans at ``span_threshold``."""
+
+    similarity_weight: float
+    span_threshold: float | None
+
+
+def shipping(path: Path | None) -> Shipping:
+    """The candidate file's similarity weight and span threshold, read from its metadata
+    (without loading the model); no file: no similarity, the folds' own threshold."""
+    if path is None:
+        return Shipping(0.0, None)
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as fh:
+        meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "{}"))
+    recipe = meta.get("recipe") or {}
+    return Shipping(float(meta.get("similarity_weight", 0.0)), recipe.get("span_threshold"))
 
 
 def challenge_wins(path: Path) -> dict[str, int]:
@@ -117,6 +148,7 @@ def main() -> int:
     ap.add_argument("--boot", type=int, default=1000)
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
+    ships = shipping(args.file)
     tests = {
         "lodo-news": [r for r in sets["news"] if not r.is_human],
         "lodo-qe22": sets["qe22"],
@@ -128,11 +160,31 @@ def main() -> int:
     incomplete: list[str] = []
     checks: list[tuple[str, str, Check]] = []
 
-    def tags_of(name: str, words: list) -> list[list[bool]] | None:
+    def tags_of(name: str, words: list, threshold: float | None = None) -> list | None:
         recipe = folds.config(name)["recipe"]
-        return folds.tags_at(tag_rows, words, float(recipe.get("span_threshold", 0.5)))
+        if threshold is None:
+            threshold = float(recipe.get("span_threshold", 0.5))
+        return folds.tags_at(tag_rows, words, threshold)
 
-    cand = {fold: folds.read_fold(args.candidate, fold, rows) for fold, rows in tests.items()}
+    def as_shipped(fold: str, got: tuple | None) -> tuple | None:
+        """The candidate's fold predictions turned into the score it ships with the file's
+        similarity weight (:func:`xlscore.final_score.estimator_score`)."""
+        if got is None:
+            return got
+        sim, foreign = e5_similarity(sets, SIM_TEST[fold])
+        pred = estimator_score(
+            np.asarray(got[0]),
+            foreign=foreign,
+            similarity=sim,
+            weight=ships.similarity_weight,
+            floor=FLOOR,
+        )
+        return [float(x) for x in pred], got[1]
+
+    cand = {
+        fold: as_shipped(fold, folds.read_fold(args.candidate, fold, rows))
+        for fold, rows in tests.items()
+    }
     for fold, got in cand.items():
         if got is None:
             incomplete.append(f"candidate fold {fold} not exported")
@@ -148,7 +200,8 @@ def main() -> int:
                 continue
             rows = tests[fold]
             if stat == "word_mcc":
-                a, b = tags_of(args.candidate, mine[1]), tags_of(ref.folds, theirs[1])
+                a = tags_of(args.candidate, mine[1], ships.span_threshold)
+                b = tags_of(ref.folds, theirs[1])
                 if b is None:
                     continue  # the reference has no word head: nothing to fall below
                 a = a if a is not None else [[False] * len(g) for g in gold]
@@ -168,7 +221,7 @@ def main() -> int:
                 problems.append(f"{stat} on {test_name} significantly below {ref.name}'s")
     latin = None
     if cand["lodo-qe22"] is not None:
-        a = tags_of(args.candidate, cand["lodo-qe22"][1])
+        a = tags_of(args.candidate, cand["lodo-qe22"][1], ships.span_threshold)
         if a is not None:
             latin = compare_tags(gold, a, folds.latin_tags(tag_rows), n_boot=args.boot)
 
@@ -189,6 +242,18 @@ def main() -> int:
     digest = sha256_file(args.file) if args.file else "—"
     body = [
         f"Candidate `{args.candidate}`; file `{args.file or '—'}`, SHA-256 `{digest}`.",
+        "",
+        "Its real-MT figures are of the score as the file ships it: the fold models' "
+        + (
+            f"estimates minus {ships.similarity_weight:g} × (1 − similarity)"
+            if ships.similarity_weight
+            else "estimates pulled towards the floor by the share of foreign words (no similarity)"
+        )
+        + (
+            f", error spans at probability {ships.span_threshold:g}."
+            if ships.span_threshold is not None
+            else "."
+        ),
         "",
         f"**Verdict: {verdict}**",
         "",

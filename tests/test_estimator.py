@@ -350,6 +350,28 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     assert "sim:" not in bare.signature()
 
 
+def test_the_score_formula_is_one_function_for_numbers_and_arrays():
+    from xlscore.final_score import estimator_score
+
+    # no similarity weight: the estimate pulled towards the floor by the foreign share
+    assert estimator_score(1.0, foreign=0.25, similarity=None, weight=0.0, floor=-4.0) == -0.25
+    assert estimator_score(1.0, foreign=0.0, similarity=0.2, weight=0.0, floor=-4.0) == 1.0
+    # a weight: the similarity's shortfall from 1, weighted; the foreign share is in it
+    assert estimator_score(1.0, foreign=0.5, similarity=0.8, weight=2.0, floor=-4.0) == (
+        pytest.approx(0.6)
+    )
+    got = estimator_score(
+        np.array([1.0, 0.0]),
+        foreign=np.array([0.0, 0.5]),
+        similarity=np.array([1.0, 0.5]),
+        weight=2.0,
+        floor=-4.0,
+    )
+    assert got.tolist() == [1.0, -1.0]
+    with pytest.raises(XLScoreError, match="needs the similarity"):
+        estimator_score(1.0, foreign=0.0, similarity=None, weight=1.0, floor=-4.0)
+
+
 def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
     from safetensors import safe_open
     from safetensors.torch import load_file, save_file

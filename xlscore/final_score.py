@@ -18,7 +18,7 @@ from xlscore.errors import XLScoreError
 from xlscore.metric.bertscore import score_pairs
 from xlscore.metric.consensus import consensus_bertscore_groups
 from xlscore.metric.corpus import PreparedCorpus
-from xlscore.results import ScoreResult, penalised
+from xlscore.results import ScoreResult, Values, penalised
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
@@ -37,6 +37,20 @@ CONSENSUS_WEIGHT = 0.6
 CONSENSUS_MIN = 3
 #: pairs per padded batch of the BERTScore computation
 PAIRS_PER_BATCH = 256
+
+
+def estimator_score(
+    estimate: Values, *, foreign: Values, similarity: Values | None, weight: float, floor: float
+) -> Values:
+    """The score of a non-empty translation from its estimate (numbers or arrays alike):
+    ``estimate - weight * (1 - similarity)`` for an estimator with a similarity weight, else
+    the estimate pulled towards ``floor`` by the share of ``foreign`` words (the similarity
+    carries that penalty itself)."""
+    if weight:
+        if similarity is None:
+            raise XLScoreError("a similarity weight needs the similarity")
+        return estimate - weight * (1.0 - similarity)
+    return penalised(estimate, foreign, floor)
 
 
 class FinalScore:
@@ -80,8 +94,8 @@ class FinalScore:
         out = []
         for r, e, sim in zip(results, estimates, similarity):
             empty = "empty" in r.flags or "empty_source" in r.flags
-            score = (
-                penalised(e.score, r.foreign, floor) if sim is None else e.score - w * (1.0 - sim)
+            score = estimator_score(
+                e.score, foreign=r.foreign, similarity=sim, weight=w, floor=floor
             )
             out.append(
                 replace(

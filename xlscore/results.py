@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
+from typing import TypeVar
+
+import numpy as np
 
 from xlscore.estimator.spans import ErrorSpan
 from xlscore.metric.evidence import Evidence
@@ -136,6 +139,10 @@ def rank_order(results: Sequence[ScoreResult]) -> list[int]:
     return sorted(range(len(results)), key=lambda i: (bool(results[i].flags), -results[i].score, i))
 
 
-def penalised(f1: float, foreign: float, floor: float) -> float:
+#: a number or an array of them (the score arithmetic works on both)
+Values = TypeVar("Values", float, np.ndarray)
+
+
+def penalised(f1: Values, foreign: Values, floor: float) -> Values:
     """Move F1 towards ``floor`` (the lowest possible score) by the share of foreign words."""
     return f1 - foreign * (f1 - floor)
