@@ -34,7 +34,7 @@ from pathlib import Path
 import folds
 import numpy as np
 from _results import write_markdown
-from estimator import CACHE, e5_similarity, load_sets
+from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
 
 from xlscore.estimator.model import FLOOR
 from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
@@ -76,8 +76,6 @@ REFERENCES = (
 )
 #: the reference whose challenge categories the candidate must not fall below
 CHALLENGE_FLOOR = "adq-e5s"
-#: the test set (:func:`estimator.e5_similarity`) of each fold's test rows
-SIM_TEST = {"lodo-news": "news", "lodo-qe22": "qe22"}
 #: the rows each real-MT statistic is read on
 FIGURES = (
     ("lodo-news", "newstest2021 MQM", "seg_kendall"),
@@ -149,10 +147,7 @@ def main() -> int:
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     ships = shipping(args.file)
-    tests = {
-        "lodo-news": [r for r in sets["news"] if not r.is_human],
-        "lodo-qe22": sets["qe22"],
-    }
+    tests = {fold: baseline_tests(sets)[TEST_OF[fold]] for fold in ("lodo-news", "lodo-qe22")}
     tags = folds.read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
     tag_rows = [tags[r.seg_id] for r in tests["lodo-qe22"]]
     gold = [t.gold for t in tag_rows]
@@ -171,7 +166,7 @@ def main() -> int:
         similarity weight (:func:`xlscore.final_score.estimator_score`)."""
         if got is None:
             return got
-        sim, foreign = e5_similarity(sets, SIM_TEST[fold])
+        sim, foreign = e5_similarity(sets, TEST_OF[fold])
         pred = estimator_score(
             np.asarray(got[0]),
             foreign=foreign,
