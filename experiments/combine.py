@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from _results import write_markdown
-from estimator import CACHE, fold_split, load_sets
+from estimator import CACHE, e5_similarity, fold_split, load_sets
 from estimator_tables import fold_challenge
 
 from xlscore.evaluation.agreement import agreement
@@ -133,14 +133,13 @@ def main() -> None:
     for fold, test in TEST.items():
         cfg = json.loads((CACHE / variant[fold] / "config.json").read_text())
         f = CACHE / variant[fold] / fold / f"pred-{args.suffix}.npy"
-        e5 = CACHE / "baselines" / f"e5-all-{test}.npy"
-        if not (f.exists() and e5.exists()):
-            raise SystemExit(f"missing {f} or {e5}: run estimator.py run / baselines first")
+        if not f.exists():
+            raise SystemExit(f"missing {f}: run estimator.py run first")
         rows = fold_split(sets, fold, cfg)[1]
         data[fold] = (
             rows,
             np.load(f),
-            np.load(e5),
+            e5_similarity(sets, test)[0],
             np.array([reliable_findings(r.source, r.translation) for r in rows]),
         )
     grid = list(itertools.product(args.e5_weights, args.check_weights))

@@ -36,7 +36,8 @@ import numpy as np
 from _results import write_markdown
 from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
 
-from xlscore.estimator.model import FLOOR
+from xlscore.errors import ModelError
+from xlscore.estimator.model import FLOOR, read_metadata
 from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
 from xlscore.final_score import estimator_score
 from xlscore.io.cache import sha256_file
@@ -114,10 +115,10 @@ def shipping(path: Path | None) -> Shipping:
     (without loading the model); no file: no similarity, the folds' own threshold."""
     if path is None:
         return Shipping(0.0, None)
-    from safetensors import safe_open
-
-    with safe_open(str(path), framework="pt") as fh:
-        meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "{}"))
+    try:
+        meta = read_metadata(path)
+    except ModelError as err:
+        raise SystemExit(str(err)) from None
     recipe = meta.get("recipe") or {}
     return Shipping(float(meta.get("similarity_weight", 0.0)), recipe.get("span_threshold"))
 

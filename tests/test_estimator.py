@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from xlscore import InputError, ModelError, XLScoreError
-from xlscore.estimator.model import QualityEstimator
+from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.estimator.training import Recipe
 from xlscore.io.judgments import Judgment
 
@@ -165,6 +165,9 @@ def test_loading_refuses_what_it_cannot_trust(trained, tmp_path, wordpiece_dir, 
     save_file(tensors, str(tmp_path / "plain.safetensors"))
     with pytest.raises(ModelError, match="not an xlscore estimator file"):
         QualityEstimator.load(tmp_path / "plain.safetensors")
+    with pytest.raises(ModelError, match="not an xlscore estimator file"):
+        read_metadata(tmp_path / "plain.safetensors")
+    assert read_metadata(path)["recipe"]["lr"] == trained.recipe.lr
     from safetensors import safe_open
 
     with safe_open(str(path), framework="pt") as fh:

@@ -649,17 +649,13 @@ class QualityEstimator:
                 f"estimator file {path} is damaged: SHA-256 {digest[:12]}..., "
                 f"expected {expected[:12]}...; reinstall xlscore"
             )
+        meta = read_metadata(path)
         try:
             with safe_open(str(path), framework="pt") as fh:
-                meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
                 # a safe_open handle has keys() but is not iterable
                 tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118
         except (OSError, ValueError, SafetensorError) as err:
             raise ModelError(f"cannot read estimator file {path}: {err}") from None
-        if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
-            raise ModelError(
-                f"{path} is not an xlscore estimator file (format {' or '.join(map(str, FORMATS))})"
-            )
         missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
         head: tuple[str, ...] = ("head.weight", "head.bias")
         if isinstance(meta.get("recipe"), dict) and meta["recipe"].get("head_hidden"):
@@ -704,3 +700,21 @@ def _rows_digest(rows: Sequence[Judgment]) -> str:
     for r in rows:
         h.update(f"{r.seg_id}\t{r.source}\t{r.translation}\t{r.human!r}\n".encode())
     return h.hexdigest()[:16]
+
+
+def read_metadata(path: str | os.PathLike) -> dict:
+    """The metadata of an estimator file (name, base, recipe, similarity weight, ...) without
+    loading its tensors. :class:`ModelError` when the file cannot be read or is not an
+    estimator file."""
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as fh:
+            meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
+    except (OSError, ValueError, SafetensorError) as err:
+        raise ModelError(f"cannot read estimator file {path}: {err}") from None
+    if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
+        raise ModelError(
+            f"{path} is not an xlscore estimator file (format {' or '.join(map(str, FORMATS))})"
+        )
+    return meta
