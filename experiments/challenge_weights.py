@@ -1,0 +1,84 @@
+"""How far does the similarity carry a fold model on the hand-written challenge set? Wins per
+category of a fold model's raw estimate blended with the multilingual e5 similarity
+(``estimate + w * similarity``) for each weight of a grid, beside the round-3 default as it
+shipped (the gate's challenge reference).
+
+    python experiments/challenge_weights.py --variant rtn --fold lodo-qe22 \\
+        --weights 0,1,2,3,5,10
+
+Needs the fold's model in the experiment cache (``estimator.py run``); writes
+``results/challenge-weights-VARIANT.md``. The rows read which weight, if any, would bring the
+model to the gate's challenge rule before its other fold is trained.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from _results import write_markdown
+from combine import challenge_signals, weights
+from estimator import CACHE
+from gate import CHALLENGE_FLOOR, REFERENCES, challenge_wins, reference_file
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", required=True)
+    ap.add_argument("--fold", required=True, help="e.g. lodo-qe22")
+    ap.add_argument("--weights", type=weights, default=(0.0, 1.0, 2.0, 3.0, 5.0, 10.0))
+    args = ap.parse_args()
+    folder = CACHE / args.variant / args.fold
+    cases, est, e5, _ = challenge_signals(folder)
+    if est is None:
+        raise SystemExit(f"{folder} holds no model: run estimator.py run first")
+    n = len(cases)
+    cats = list(dict.fromkeys(c.phenomenon for c in cases))
+    (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
+    floor = challenge_wins(reference_file(ref))
+    size = {c: sum(x.phenomenon == c for x in cases) for c in cats}
+    lines = [
+        "| category (pairs) | "
+        + " | ".join(f"w = {w:g}" for w in args.weights)
+        + f" | `{ref.name}` as shipped |",
+        "| --- " * (len(args.weights) + 2) + "|",
+    ]
+    table = []
+    for w in args.weights:
+        s = est + w * e5
+        table.append(
+            [
+                int(np.sum([s[k] > s[n + k] for k in range(n) if cases[k].phenomenon == c]))
+                for c in cats
+            ]
+        )
+    for j, c in enumerate(cats):
+        cells = [str(t[j]) + ("" if t[j] >= floor[c] else " ✗") for t in table]
+        lines.append(f"| {c} ({size[c]}) | " + " | ".join(cells) + f" | {floor[c]} |")
+    lines.append(
+        "| **all** | "
+        + " | ".join(f"**{sum(t)}**" for t in table)
+        + f" | **{sum(floor.values())}** |"
+    )
+    passing = [
+        f"{w:g}" for w, t in zip(args.weights, table) if all(x >= floor[c] for x, c in zip(t, cats))
+    ]
+    verdict = (
+        f"weights {', '.join(passing)} keep every category at or above `{ref.name}`"
+        if passing
+        else f"every weight of the grid leaves a category below `{ref.name}`"
+    )
+    body = (
+        f"Fold model `{args.variant}` {args.fold}: its raw estimate (no foreign-word pull) plus w "
+        f"× the multilingual e5 all-words similarity; good ranked above bad per category. ✗: "
+        f"below `{ref.name}`, which the gate refuses.\n\n"
+        + "\n".join(lines)
+        + f"\n\nVerdict of the grid: {verdict}.\n"
+    )
+    write_markdown(
+        f"challenge-weights-{args.variant}", body, title="Challenge set by similarity weight"
+    )
+
+
+if __name__ == "__main__":
+    main()
