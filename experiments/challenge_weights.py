@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
 from _results import write_markdown
 from combine import challenge_signals, weights
 from estimator import CACHE
+from estimator_tables import challenge_rows
 from gate import CHALLENGE_FLOOR, REFERENCES, challenge_wins, reference_file
 
 
@@ -32,26 +32,18 @@ def main() -> None:
     cases, est, e5, _ = challenge_signals(folder)
     if est is None:
         raise SystemExit(f"{folder} holds no model: run estimator.py run first")
-    n = len(cases)
     cats = list(dict.fromkeys(c.phenomenon for c in cases))
     (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
     floor = challenge_wins(reference_file(ref))
-    size = {c: sum(x.phenomenon == c for x in cases) for c in cats}
+    per_weight = [challenge_rows(cases, est + w * e5, None) for w in args.weights]
+    size = {c: per_weight[0][c][1] for c in cats}
+    table = [[int(rows[c][0]) for c in cats] for rows in per_weight]
     lines = [
         "| category (pairs) | "
         + " | ".join(f"w = {w:g}" for w in args.weights)
         + f" | `{ref.name}` as shipped |",
         "| --- " * (len(args.weights) + 2) + "|",
     ]
-    table = []
-    for w in args.weights:
-        s = est + w * e5
-        table.append(
-            [
-                int(np.sum([s[k] > s[n + k] for k in range(n) if cases[k].phenomenon == c]))
-                for c in cats
-            ]
-        )
     for j, c in enumerate(cats):
         cells = [str(t[j]) + ("" if t[j] >= floor[c] else " ✗") for t in table]
         lines.append(f"| {c} ({size[c]}) | " + " | ".join(cells) + f" | {floor[c]} |")
