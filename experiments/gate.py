@@ -148,7 +148,8 @@ def main() -> int:
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     ships = shipping(args.file)
-    tests = {fold: baseline_tests(sets)[TEST_OF[fold]] for fold in ("lodo-news", "lodo-qe22")}
+    base = baseline_tests(sets)
+    tests = {fold: base[TEST_OF[fold]] for fold in ("lodo-news", "lodo-qe22")}
     tags = folds.read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
     tag_rows = [tags[r.seg_id] for r in tests["lodo-qe22"]]
     gold = [t.gold for t in tag_rows]

@@ -649,9 +649,9 @@ class QualityEstimator:
                 f"estimator file {path} is damaged: SHA-256 {digest[:12]}..., "
                 f"expected {expected[:12]}...; reinstall xlscore"
             )
-        meta = read_metadata(path)
         try:
             with safe_open(str(path), framework="pt") as fh:
+                meta = _checked_metadata(fh, path)
                 # a safe_open handle has keys() but is not iterable
                 tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118
         except (OSError, ValueError, SafetensorError) as err:
@@ -710,9 +710,15 @@ def read_metadata(path: str | os.PathLike) -> dict:
 
     try:
         with safe_open(str(path), framework="pt") as fh:
-            meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
+            return _checked_metadata(fh, path)
     except (OSError, ValueError, SafetensorError) as err:
         raise ModelError(f"cannot read estimator file {path}: {err}") from None
+
+
+def _checked_metadata(fh, path: str | os.PathLike) -> dict:
+    """The estimator metadata of an open safetensors file; :class:`ModelError` when it has
+    none of a known format."""
+    meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
     if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
         raise ModelError(
             f"{path} is not an xlscore estimator file (format {' or '.join(map(str, FORMATS))})"
