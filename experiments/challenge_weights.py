@@ -1,14 +1,16 @@
 """How far does the similarity carry a fold model on the hand-written challenge set? Wins per
-category of a fold model's raw estimate blended with the multilingual e5 similarity
-(``estimate + w * similarity``) for each weight of a grid, beside the round-3 default as it
+category of a fold model's raw estimate (plus ``--blend`` x its meaning head's output, if it has
+one) blended with the multilingual e5 similarity (``estimate + w * similarity``) for each weight
+of a grid, beside the round-3 default as it
 shipped (the gate's challenge reference).
 
     python experiments/challenge_weights.py --variant rtn --fold lodo-qe22 \\
         --weights 0,1,2,3,5,10
 
 Needs the fold's model in the experiment cache (``estimator.py run``); writes
-``results/challenge-weights-VARIANT.md``. The rows read which weight, if any, would bring the
-model to the gate's challenge rule before its other fold is trained.
+``results/challenge-weights-VARIANT.md`` (``-mBLEND`` added with a blend). The rows read which
+weight, if any, would bring the model to the gate's challenge rule before its other fold is
+trained.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ def main() -> None:
     ap.add_argument("--variant", required=True)
     ap.add_argument("--fold", required=True, help="e.g. lodo-qe22")
     ap.add_argument("--weights", type=weights, default=(0.0, 1.0, 2.0, 3.0, 5.0, 10.0))
+    ap.add_argument("--blend", type=float, default=0.0, help="weight of the meaning head")
     args = ap.parse_args()
     folder = CACHE / args.variant / args.fold
-    cases, est, e5, _ = challenge_signals(folder)
+    cases, est, e5, _ = challenge_signals(folder, args.blend)
     if est is None:
         raise SystemExit(f"{folder} holds no model: run estimator.py run first")
     cats = list(dict.fromkeys(c.phenomenon for c in cases))
@@ -63,15 +66,16 @@ def main() -> None:
         else f"every weight of the grid leaves a category below `{ref.name}`"
     )
     body = (
-        f"Fold model `{args.variant}` {args.fold}: its raw estimate (no foreign-word pull) plus w "
+        f"Fold model `{args.variant}` {args.fold}: its raw estimate (no foreign-word pull)"
+        + (f" plus {args.blend:g} × its meaning head" if args.blend else "")
+        + " plus w "
         f"× the multilingual e5 all-words similarity; good ranked above bad per category. ✗: "
         f"below `{ref.name}`, which the gate refuses.\n\n"
         + "\n".join(lines)
         + f"\n\nVerdict of the grid: {verdict}.\n"
     )
-    write_markdown(
-        f"challenge-weights-{args.variant}", body, title="Challenge set by similarity weight"
-    )
+    name = f"challenge-weights-{args.variant}" + (f"-m{args.blend:g}" if args.blend else "")
+    write_markdown(name, body, title="Challenge set by similarity weight")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,11 @@ validation data only.
 For each LODO fold, the weights are the ones that agree best with the humans on the *other*
 LODO fold's held-out predictions (WMT22 dev Spearman chooses the weights used on newstest, and
 newstest per-segment Kendall those used on WMT22), so no figure comes from data that chose its
-own weights. Blend: ``estimator + a * e5 F1 (with the foreign-word penalty) - b * checks``,
+own weights. Blend: ``estimator + m * meaning + a * e5 F1 (with the foreign-word penalty) - b *
+checks``, ``meaning`` being the output of a meaning head (the corruption margins' own head;
+``--meaning-blends``) whose weight ``m`` is chosen first, as the largest of its grid that keeps
+the validation statistic within ``BLEND_TOLERANCE`` of the estimate alone (real-MT agreement
+must not fall for the sake of the margins), and
 ``checks`` being the number of findings of the checks that measured precise (numbers; a
 negation of the source missing from the translation). The hand-written challenge set is
 scored with each fold's model and each fold's chosen weights. Writes
@@ -35,6 +39,8 @@ E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
 CHECK_WEIGHTS = (0.0, 0.25, 0.5, 1.0)
 TEST = {"lodo-news": "news", "lodo-qe22": "qe22"}
 STAT = {"news": "seg_kendall", "qe22": "global_spearman"}
+#: how far below the estimate alone a meaning blend may take the validation statistic
+BLEND_TOLERANCE = 0.005
 
 
 def reliable_findings(source: str, translation: str) -> int:
@@ -59,9 +65,10 @@ def stat(rows, pred, name: str, n_boot: int = 0):
     return a[name]
 
 
-def challenge_signals(folder: Path):
-    """Estimator scores (from the fold's saved challenge predictions), e5 F1 and findings of
-    the challenge set's good and bad translations."""
+def challenge_signals(folder: Path, blend: float = 0.0):
+    """Estimator scores (from the fold's saved challenge predictions, plus ``blend`` x its
+    meaning head's output), e5 F1 and findings of the challenge set's good and bad
+    translations."""
     from xlscore import XLScorer
     from xlscore.evaluation.challenge import read_challenge
 
@@ -74,9 +81,22 @@ def challenge_signals(folder: Path):
         res = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None).score(src, mt)
         np.save(cache, np.array([r.score for r in res]))
     saved = fold_challenge(folder, cases)
-    est = None if saved is None else np.array(saved["scores"])
+    est = None
+    if saved is not None:
+        est = np.array(saved["scores"])
+        if blend:
+            est = est + blend * np.array(saved["meaning"])
     checks = np.array([reliable_findings(s, t) for s, t in zip(src, mt)])
     return cases, est, np.load(cache), checks
+
+
+def choose_blend(rows, pred, meaning, name: str, grid: tuple[float, ...]) -> float:
+    """The largest meaning blend of ``grid`` whose statistic ``name`` on these validation rows
+    is at most :data:`BLEND_TOLERANCE` below that of ``pred`` alone (0 when none is)."""
+    floor = stat(rows, pred, name).value - BLEND_TOLERANCE
+    return max(
+        (m for m in grid if stat(rows, pred + m * meaning, name).value >= floor), default=0.0
+    )
 
 
 def weights(text: str) -> tuple[float, ...]:
@@ -87,8 +107,8 @@ def weights(text: str) -> tuple[float, ...]:
 def weight_table(data: dict, grid: tuple[float, ...]) -> list[str]:
     """Every e5 weight of the grid (no checks) on each fold's held-out predictions: what
     the choice traded."""
-    rows, pred, e5, _ = data["lodo-news"]
-    q_rows, q_pred, q_e5, _ = data["lodo-qe22"]
+    rows, pred, e5, *_ = data["lodo-news"]
+    q_rows, q_pred, q_e5, *_ = data["lodo-qe22"]
     out = [
         "Each e5 weight alone (no checks), on the held-out predictions of both folds:",
         "",
@@ -100,6 +120,26 @@ def weight_table(data: dict, grid: tuple[float, ...]) -> list[str]:
             f"| {a:g} | {stat(rows, pred + a * e5, 'seg_kendall').value:+.3f} "
             f"| {stat(rows, pred + a * e5, 'sys_kendall').value:+.3f} "
             f"| {stat(q_rows, q_pred + a * q_e5, 'global_spearman').value:+.3f} |"
+        )
+    return out
+
+
+def blend_table(data: dict, grid: tuple[float, ...]) -> list[str]:
+    """Every meaning blend of the grid (no e5, no checks) on each fold's held-out predictions."""
+    rows, pred, _, _, mean = data["lodo-news"]
+    q_rows, q_pred, _, _, q_mean = data["lodo-qe22"]
+    out = [
+        "Each meaning blend alone (no e5, no checks), on the held-out predictions of both folds:",
+        "",
+        "| meaning blend | newstest per-seg Kendall | newstest system Kendall "
+        "| WMT22 dev Spearman |",
+        "| --- | --- | --- | --- |",
+    ]
+    for m in grid:
+        out.append(
+            f"| {m:g} | {stat(rows, pred + m * mean, 'seg_kendall').value:+.3f} "
+            f"| {stat(rows, pred + m * mean, 'sys_kendall').value:+.3f} "
+            f"| {stat(q_rows, q_pred + m * q_mean, 'global_spearman').value:+.3f} |"
         )
     return out
 
@@ -126,6 +166,12 @@ def main() -> None:
         default=CHECK_WEIGHTS,
         help="grid of the checks' weight, comma-separated (0: no checks)",
     )
+    ap.add_argument(
+        "--meaning-blends",
+        type=weights,
+        default=(0.0,),
+        help="grid of the meaning head's weight, comma-separated (variants with a meaning head)",
+    )
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     variant = {"lodo-news": args.variant, "lodo-qe22": args.qe22_variant or args.variant}
@@ -136,48 +182,58 @@ def main() -> None:
         if not f.exists():
             raise SystemExit(f"missing {f}: run estimator.py run first")
         rows = fold_split(sets, fold, cfg)[1]
+        parts = np.load(f.with_name(f"parts-{args.suffix}.npy"))
         data[fold] = (
             rows,
             np.load(f),
             e5_similarity(sets, test)[0],
             np.array([reliable_findings(r.source, r.translation) for r in rows]),
+            parts[:, 2] if parts.shape[1] > 2 else np.zeros(len(rows)),
         )
     grid = list(itertools.product(args.e5_weights, args.check_weights))
     lines = [
-        "| fold (test set) | weights (e5 F1, checks) chosen on | a | b | statistic | "
+        "| fold (test set) | weights (meaning, e5 F1, checks) chosen on | m | a | b | statistic | "
         "estimator alone | blend | challenge: estimator alone | challenge: blend |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for fold, other in (("lodo-news", "lodo-qe22"), ("lodo-qe22", "lodo-news")):
-        v_rows, v_pred, v_e5, v_chk = data[other]
+        v_rows, v_pred, v_e5, v_chk, v_mean = data[other]
         v_stat = STAT[TEST[other]]
+        m = choose_blend(v_rows, v_pred, v_mean, v_stat, args.meaning_blends)
+        v_pred = v_pred + m * v_mean
         a, b = max(
             grid, key=lambda w: stat(v_rows, v_pred + w[0] * v_e5 - w[1] * v_chk, v_stat).value
         )
-        rows, pred, e5, chk = data[fold]
+        rows, pred, e5, chk, mean = data[fold]
         name = STAT[TEST[fold]]
+        mixed = pred + m * mean + a * e5 - b * chk
         alone = stat(rows, pred, name, 1000)
-        blend = stat(rows, pred + a * e5 - b * chk, name, 1000)
+        blend = stat(rows, mixed, name, 1000)
         cases, c_est, c_e5, c_chk = challenge_signals(CACHE / variant[fold] / fold)
         ch = ["", ""]
         if c_est is not None:
+            _, c_mixed, *_ = challenge_signals(CACHE / variant[fold] / fold, m)
             n = len(cases)
-            for k, s in enumerate((c_est, c_est + a * c_e5 - b * c_chk)):
+            for k, s in enumerate((c_est, c_mixed + a * c_e5 - b * c_chk)):
                 ch[k] = f"{int((s[:n] > s[n:]).sum())}/{n}"
         lines.append(
             f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
-            f"({v_stat}) | {a:g} | {b:g} | {name} | "
+            f"({v_stat}) | {m:g} | {a:g} | {b:g} | {name} | "
             f"{alone} | {blend} | {ch[0]} | {ch[1]} |"
         )
         for extra in ("global_spearman", "sys_kendall") if TEST[fold] == "news" else ():
             lines.append(
-                f"| | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
-                f"{stat(rows, pred + a * e5 - b * chk, extra, 1000)} | | |"
+                f"| | | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
+                f"{stat(rows, mixed, extra, 1000)} | | |"
             )
     lines += ["", *weight_table(data, args.e5_weights)]
+    if args.meaning_blends != (0.0,):
+        lines += ["", *blend_table(data, args.meaning_blends)]
     body = (
         f"Predictions `{args.suffix}`; 95% bootstrap intervals "
-        "over segments. Grid: a in "
+        "over segments. Grid: m in "
+        + ", ".join(f"{x:g}" for x in args.meaning_blends)
+        + "; a in "
         + ", ".join(f"{x:g}" for x in args.e5_weights)
         + "; b in "
         + ", ".join(f"{x:g}" for x in args.check_weights)

@@ -261,10 +261,11 @@ def cmd_run(args, sets) -> None:
 
 def save_estimates(out: Path, suffix: str, est, test: list) -> None:
     """A fold model's predictions on its test rows (``pred-SUFFIX.npy``), their base and
-    adequacy parts (``parts-SUFFIX.npy``) and each word's error probabilities
-    (``words-SUFFIX.json``: per row, ``[start, end, probability, minor, major]`` per word)."""
+    adequacy parts and the meaning head's raw output (``parts-SUFFIX.npy``) and each word's
+    error probabilities (``words-SUFFIX.json``: per row, ``[start, end, probability, minor,
+    major]`` per word)."""
     res = est.estimate([r.source for r in test], [r.translation for r in test])
-    np.save(out / f"parts-{suffix}.npy", np.array([[e.base, e.adequacy] for e in res]))
+    np.save(out / f"parts-{suffix}.npy", np.array([[e.base, e.adequacy, e.meaning] for e in res]))
     (out / f"words-{suffix}.json").write_text(
         json.dumps(
             [
@@ -555,8 +556,9 @@ def cmd_features(args, sets) -> None:
 # ---------------------------------------------------------------------- export
 def cmd_export(args, sets) -> None:
     """Write each finished LODO fold's predictions on its test rows to
-    ``results/folds/VARIANT/FOLD.tsv`` (segment, system, score, and the word error
-    probabilities as ``start:end:p:minor:major`` items): what :mod:`gate` reads, small enough
+    ``results/folds/VARIANT/FOLD.tsv`` (segment, system, score, the word error
+    probabilities as ``start:end:p:minor:major`` items, and with a meaning head its raw
+    output, ``meaning``): what :mod:`gate` reads, small enough
     to commit, so that a fold is trained once."""
     from estimator_tables import load_words
     from folds import FOLDS
@@ -573,12 +575,16 @@ def cmd_export(args, sets) -> None:
         _, test = fold_split(sets, fold, cfg)
         pred = np.load(pred_file)
         words = load_words(folder / fold, args.suffix) or [()] * len(test)
-        lines = ["seg_id\tsystem\tscore\twords"]
-        for r, p, w in zip(test, pred, words, strict=True):
+        meaning = None
+        if Recipe.from_dict(cfg["recipe"]).meaning_weight:
+            meaning = np.load(folder / fold / f"parts-{args.suffix}.npy")[:, 2]
+        lines = ["seg_id\tsystem\tscore\twords" + ("\tmeaning" if meaning is not None else "")]
+        for k, (r, p, w) in enumerate(zip(test, pred, words, strict=True)):
             items = " ".join(
                 f"{x.start}:{x.end}:{x.probability:.4f}:{x.minor:.4f}:{x.major:.4f}" for x in w
             )
-            lines.append(f"{r.seg_id}\t{r.system}\t{p:.6f}\t{items}")
+            extra = "" if meaning is None else f"\t{meaning[k]:.6f}"
+            lines.append(f"{r.seg_id}\t{r.system}\t{p:.6f}\t{items}{extra}")
         (out / f"{fold}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         log = folder / fold / "log.json"
         if log.exists():

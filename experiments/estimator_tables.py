@@ -124,14 +124,16 @@ def _span_row(name, test, threshold, texts, pred, gold) -> str:
 
 # ---------------------------------------------------------------------- challenge set
 def fold_challenge(folder: Path, cases) -> dict | None:
-    """A fold model's raw predictions and spans on the challenge set (``{"cases", "scores",
-    "spans"}``, good translations first, then the bad ones), computed once into
-    ``folder/challenge.json`` and again when the set has changed; ``None`` without a model."""
+    """A fold model's raw predictions, its meaning head's output and its spans on the challenge
+    set (``{"cases", "scores", "meaning", "spans"}``, good translations first, then the bad
+    ones), computed once into ``folder/challenge.json`` and again when the set has changed (or
+    the file predates ``meaning`` and the model is there); ``None`` without a model."""
     from xlscore.estimator.model import QualityEstimator
 
     f, model = folder / "challenge.json", folder / "full.safetensors"
     saved = json.loads(f.read_text()) if f.exists() else None
-    if saved is None or saved.get("cases") != len(cases):
+    old = saved is not None and "meaning" not in saved and model.exists()
+    if saved is None or saved.get("cases") != len(cases) or old:
         if not model.exists():
             return None
         src = [c.source for c in cases] * 2
@@ -140,6 +142,7 @@ def fold_challenge(folder: Path, cases) -> dict | None:
         saved = {
             "cases": len(cases),
             "scores": [e.score for e in res],
+            "meaning": [e.meaning for e in res],
             "spans": [[[s.start, s.end] for s in e.error_spans] for e in res],
         }
         f.write_text(json.dumps(saved))

@@ -16,20 +16,28 @@ from xlscore.estimator.spans import WordError, decode_spans
 FOLDS = Path(__file__).resolve().parent / "results" / "folds"
 
 
-def read_fold(name: str, fold: str, rows: list) -> tuple[list[float], list[tuple]] | None:
+def read_fold(
+    name: str, fold: str, rows: list, blend: float = 0.0
+) -> tuple[list[float], list[tuple]] | None:
     """A variant's predictions on a fold's test rows, in their order, with the word error
-    probabilities (``None`` when the fold has not been exported)."""
+    probabilities (``None`` when the fold has not been exported). ``blend``: weight of the
+    meaning head's output (the file's optional ``meaning`` column) added to each score."""
     f = FOLDS / name / f"{fold}.tsv"
     if not f.exists():
         return None
+    lines = f.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    if blend and "meaning" not in header:
+        raise SystemExit(f"{f}: no meaning column to blend in ({name} has no meaning head)")
     found = {}
-    for line in f.read_text(encoding="utf-8").splitlines()[1:]:
-        seg, system, score, words = line.split("\t")
+    for line in lines[1:]:
+        cells = dict(zip(header, line.split("\t")))
         items = tuple(
             WordError(int(a), int(b), float(p), float(mi), float(ma))
-            for a, b, p, mi, ma in (w.split(":") for w in words.split())
+            for a, b, p, mi, ma in (w.split(":") for w in cells["words"].split())
         )
-        found[(seg, system)] = (float(score), items)
+        score = float(cells["score"]) + (blend * float(cells["meaning"]) if blend else 0.0)
+        found[(cells["seg_id"], cells["system"])] = (score, items)
     missing = [(r.seg_id, r.system) for r in rows if (r.seg_id, r.system) not in found]
     if missing:
         raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")

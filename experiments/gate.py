@@ -8,8 +8,8 @@ predictions are in ``results/folds/CANDIDATE/`` (``python experiments/estimator.
 Kendall) and ``lodo-qe22`` (trained without WMT22 dev, tested on it: Spearman, and word MCC on
 its tags when the model has a word head). ``--file``: the candidate trained on everything, as
 it would ship, for the hand-written challenge set (no training file has its sentences). The
-candidate's real-MT figures are those of the score as that file ships it: its similarity
-weight and span threshold applied to the fold predictions
+candidate's real-MT figures are those of the score as that file ships it: its meaning blend,
+similarity weight and span threshold applied to the fold predictions
 (:func:`xlscore.final_score.estimator_score`, the similarity from
 :func:`estimator.e5_similarity`).
 
@@ -104,10 +104,12 @@ def reference_file(ref: Reference) -> Path:
 @dataclass(frozen=True)
 class Shipping:
     """How a candidate file turns its estimate into the score users get: ``score = estimate
-    - similarity_weight * (1 - similarity)`` and error spans at ``span_threshold``."""
+    + meaning_blend * meaning - similarity_weight * (1 - similarity)`` and error spans at
+    ``span_threshold``."""
 
     similarity_weight: float
     span_threshold: float | None
+    meaning_blend: float = 0.0
 
 
 def shipping(path: Path | None) -> Shipping:
@@ -120,7 +122,11 @@ def shipping(path: Path | None) -> Shipping:
     except ModelError as err:
         raise SystemExit(str(err)) from None
     recipe = meta.get("recipe") or {}
-    return Shipping(float(meta.get("similarity_weight", 0.0)), recipe.get("span_threshold"))
+    return Shipping(
+        float(meta.get("similarity_weight", 0.0)),
+        recipe.get("span_threshold"),
+        float(meta.get("meaning_blend", 0.0)),
+    )
 
 
 def challenge_wins(path: Path) -> dict[str, int]:
@@ -179,7 +185,7 @@ def main() -> int:
         return [float(x) for x in pred], got[1]
 
     cand = {
-        fold: as_shipped(fold, folds.read_fold(args.candidate, fold, rows))
+        fold: as_shipped(fold, folds.read_fold(args.candidate, fold, rows, ships.meaning_blend))
         for fold, rows in tests.items()
     }
     for fold, got in cand.items():
@@ -240,11 +246,16 @@ def main() -> int:
     body = [
         f"Candidate `{args.candidate}`; file `{args.file or '—'}`, SHA-256 `{digest}`.",
         "",
-        "Its real-MT figures are of the score as the file ships it: the fold models' "
+        "Its real-MT figures are of the score as the file ships it: the fold models' estimates"
         + (
-            f"estimates minus {ships.similarity_weight:g} × (1 − similarity)"
+            f" plus {ships.meaning_blend:g} × their meaning head's output"
+            if ships.meaning_blend
+            else ""
+        )
+        + (
+            f" minus {ships.similarity_weight:g} × (1 − similarity)"
             if ships.similarity_weight
-            else "estimates pulled towards the floor by the share of foreign words (no similarity)"
+            else " pulled towards the floor by the share of foreign words (no similarity)"
         )
         + (
             f", error spans at probability {ships.span_threshold:g}."

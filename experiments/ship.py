@@ -1,6 +1,6 @@
 """Make the shipped estimator file from a finished fold of ``estimator.py run``: the fold's
-model with its delta compressed as the package ships it (rank 64, int8) and the similarity
-weight that ``combine.py`` chose on validation data.
+model with its delta compressed as the package ships it (rank 64, int8), and the meaning blend
+and similarity weight that ``combine.py`` chose on validation data.
 
     python experiments/ship.py --variant adq2 --fold lodo-news --similarity-weight 10 \\
         --name adq-e5s -o xlscore/estimator/weights/adq-e5s.safetensors
@@ -16,6 +16,7 @@ from pathlib import Path
 
 from estimator import CACHE
 
+from xlscore.errors import XLScoreError
 from xlscore.estimator.model import QualityEstimator
 from xlscore.estimator.training import Recipe
 
@@ -25,6 +26,9 @@ def main() -> None:
     ap.add_argument("--variant", required=True)
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
+    ap.add_argument(
+        "--meaning-blend", type=float, default=0.0, help="weight of the meaning head, if any"
+    )
     ap.add_argument(
         "--span-threshold",
         type=float,
@@ -47,6 +51,10 @@ def main() -> None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
     model.similarity_weight = args.similarity_weight
+    try:
+        model.meaning_blend = args.meaning_blend
+    except XLScoreError as err:
+        raise SystemExit(f"--meaning-blend: {err}") from None
     path = model.save(args.output, name=args.name)
     print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, sha256 {model.digest}")
 

@@ -77,3 +77,25 @@ def test_an_untrained_extended_head_starts_from_the_base_score(unigram_dir):
     assert words.shape == (1, 8, 3)
     with pytest.raises(ValueError, match="side of each piece"):
         ext(ids, mask)
+
+
+def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir):
+    from transformers import AutoModel
+
+    enc = AutoModel.from_pretrained(str(unigram_dir))
+    plain, ext = CrossEncoder(enc, head_hidden=4), CrossEncoder(enc, head_hidden=4, meaning=True)
+    ext.head.load_state_dict(plain.head.state_dict())
+    plain.eval(), ext.eval()
+    assert ext.extended and not hasattr(ext, "adequacy")
+    assert any(m is ext.meaning for m in ext.head_modules())
+    ids = torch.tensor([[0, 5, 6, 2, 2, 9, 10, 2], [0, 7, 2, 2, 11, 2, 1, 1]])
+    mask = torch.tensor([[1] * 8, [1] * 6 + [0] * 2])
+    score, words, parts = ext(ids, mask, parts=True)
+    assert words is None and torch.allclose(score, plain(ids, mask))
+    assert (parts[:, 1] == 0).all() and (parts[:, 2] != 0).all()
+    ext.meaning_blend = 3.0
+    blended, _, again = ext(ids, mask, parts=True)
+    assert torch.allclose(blended, score + 3.0 * parts[:, 2])
+    assert torch.allclose(again[:, 1], 3.0 * parts[:, 2]) and torch.allclose(
+        again[:, 2], parts[:, 2]
+    )

@@ -465,3 +465,55 @@ def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir,
     again = QualityEstimator.load(est.save(tmp_path / "ev.safetensors"), precision="fp32")
     assert again.recipe.word_evidence and again.model.use_evidence
     assert np.allclose(again.predict(src, mt), est.predict(src, mt), atol=1e-6)
+
+
+def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
+    unigram_dir, tmp_path
+):
+    recipe = replace(RECIPE, synthetic=0.5, synthetic_weight=0.0, meaning_weight=1.0, head_hidden=8)
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32").fit(_data())
+    assert est.model.use_meaning and est.meaning_blend == 0.0
+    plain = est.estimate(WORDS_EN, WORDS_RU)
+    # trained, the head says something, but with no blend the score is the sentence head's
+    assert len({round(e.meaning, 6) for e in plain}) > 1
+    assert all(e.score == pytest.approx(e.base + e.adequacy, abs=1e-6) for e in plain)
+    assert all(e.adequacy == pytest.approx(0.0, abs=1e-6) for e in plain)
+    est.meaning_blend = 2.0
+    blended = est.estimate(WORDS_EN, WORDS_RU)
+    for a, b in zip(plain, blended):
+        assert b.meaning == pytest.approx(a.meaning, abs=1e-6)
+        assert b.score == pytest.approx(a.score + 2.0 * a.meaning, abs=1e-5)
+        assert b.adequacy == pytest.approx(2.0 * a.meaning, abs=1e-5)
+    again = QualityEstimator.load(est.save(tmp_path / "m.safetensors"), precision="fp32")
+    assert again.meaning_blend == 2.0 and again.describe()["meaning_blend"] == 2.0
+    assert np.allclose(again.predict(WORDS_EN, WORDS_RU), [e.score for e in blended], atol=1e-5)
+    with pytest.raises(XLScoreError, match="finite weight"):
+        est.meaning_blend = -1.0
+    # a file without the meaning head's weights is refused, not filled with random ones
+    from safetensors.torch import load_file, save_file
+
+    tensors = {k: v for k, v in load_file(str(again.path)).items() if not k.startswith("meaning.")}
+    save_file(
+        tensors,
+        str(tmp_path / "cut.safetensors"),
+        metadata={"xlscore_estimator": json.dumps(read_metadata(again.path))},
+    )
+    with pytest.raises(ModelError, match=r"lacks meaning\.0\.weight"):
+        QualityEstimator.load(tmp_path / "cut.safetensors")
+
+
+def test_a_blend_needs_a_meaning_head(trained, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    with pytest.raises(XLScoreError, match="no meaning head"):
+        trained.meaning_blend = 1.0
+    path = trained.save(tmp_path / "t.safetensors")
+    meta = read_metadata(path)
+    meta["meaning_blend"] = 1.0
+    save_file(
+        load_file(str(path)),
+        str(tmp_path / "odd.safetensors"),
+        metadata={"xlscore_estimator": json.dumps(meta)},
+    )
+    with pytest.raises(ModelError, match="meaning_blend but no meaning head"):
+        QualityEstimator.load(tmp_path / "odd.safetensors")

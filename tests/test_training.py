@@ -77,6 +77,26 @@ def test_synthetic_examples_hang_on_their_parent():
         assert all(0 <= a <= b <= len(e.translation) and cls == 2 for a, b, cls in e.errors)
 
 
+def test_only_russian_translations_are_corrupted():
+    """The corruption kinds are Russian: rows of other language pairs are never corrupted,
+    nor borrowed from, and en-ru rows are corrupted as they are without them."""
+    ru = [
+        Judgment(f"q:0:{i}", "mt", "The cat sat on the mat today.", f"Кошка {i} сидела.", 0.0)
+        for i in range(20)
+    ]
+    de = [
+        Judgment(f"d:0:{i}", "mt", "The cat sat on 3 mats.", f"Die Katze {i} saß.", 0.0, lp="en-de")
+        for i in range(20)
+    ]
+    recipe = Recipe(synthetic=1.0, seed=3)
+    both = make_examples([de, ru], recipe, corrupt)
+    alone = make_examples([ru], recipe, corrupt)
+    syn = [e for e in both if e.parent >= 0]
+    assert syn and all(both[e.parent].translation.startswith("Кошка") for e in syn)
+    assert all("Die Katze" not in e.translation for e in syn)
+    assert [e.translation for e in syn] == [e.translation for e in alone if e.parent >= 0]
+
+
 def test_batches_cover_every_example_once_and_keep_sources_together():
     ex = make_examples([_rows(6, 4), _rows(30, 1, "q")], Recipe(synthetic=0.3), corrupt)
     lengths = [len(e.translation) for e in ex]
@@ -118,6 +138,15 @@ def test_loss_rewards_the_right_order():
     only = Recipe(rank_weight=0.0, synthetic_weight=1.0, synthetic_margin=0.5)
     gap = torch.tensor([1.0, 0.0, -1.0, 0.25])
     assert batch_loss(gap, t, only).item() == pytest.approx(float(np.log1p(np.exp(-0.25))))
+    # the meaning head's margin: the same loss on its own output, the score left alone
+    on_meaning = Recipe(rank_weight=0.0, synthetic_weight=0.0, meaning_weight=2.0)
+    assert batch_loss(gap, t, on_meaning, meaning=gap).item() == pytest.approx(
+        2 * float(np.log1p(np.exp(-0.25)))
+    )
+    assert batch_loss(exact, t, on_meaning, meaning=gap).item() == pytest.approx(
+        batch_loss(gap, t, on_meaning, meaning=gap).item()
+    )
+    assert batch_loss(gap, t, on_meaning).item() == pytest.approx(0.0)
 
 
 def test_da_pairs_need_a_clear_gap_in_raw_ratings():
@@ -336,10 +365,17 @@ def test_batches_draw_each_set_its_share_and_keep_sources_together():
 
 
 def test_new_recipe_settings_are_checked_and_old_files_keep_their_meaning():
-    for bad in ({"freeze_layers": -1}, {"enru_weight": 0}, {"balance": 1.5}, {"head_hidden": -2}):
+    for bad in (
+        {"freeze_layers": -1},
+        {"enru_weight": 0},
+        {"balance": 1.5},
+        {"head_hidden": -2},
+        {"meaning_weight": -1.0},
+    ):
         with pytest.raises(XLScoreError, match="recipe: "):
             Recipe(**bad)
     old = Recipe.from_dict({"epochs": 2.0})
+    assert old.meaning_weight == 0.0
     assert (old.freeze_layers, old.head_hidden, old.da_regression, old.edit_tags) == (
         0,
         0,

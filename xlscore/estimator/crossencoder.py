@@ -17,8 +17,15 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
   largest error probability feed the score too (read without gradient, so that the word head
   is trained only by word labels and its spans stay what it believes).
 
+* **Meaning head** (``meaning``): a second head on the pooled vector, of the sentence head's
+  shape, trained only by the corruption margins (a real translation above its synthetic
+  corruption), so that those constraints need not bend the sentence head that real MT trains.
+  It enters the score as ``meaning_blend`` x its output; the blend is 0 while training and set
+  afterwards to a weight chosen on validation data.
+
 The features enter the score through one small linear layer (``adequacy``, zero at
-initialisation), so ``score = base + adequacy``: both parts are reported.
+initialisation), so ``score = base + adequacy``, where ``adequacy`` also holds the blended
+meaning head: both parts are reported, and the meaning head's raw output beside them.
 """
 
 from __future__ import annotations
@@ -39,6 +46,15 @@ SPECIAL, SOURCE, TRANSLATION = 0, 1, 2
 #: the word evidence flags of a translation piece (bits of :attr:`Encoded.evidence`): its word
 #: has a Latin letter; its word occurs, case aside, among the source's words
 EVIDENCE = ("latin", "copied")
+
+
+def _sentence_head(hidden: int, width: int) -> torch.nn.Module:
+    """A linear layer, or with ``width`` a feed-forward network of one tanh layer."""
+    if not width:
+        return torch.nn.Linear(hidden, 1)
+    return torch.nn.Sequential(
+        torch.nn.Linear(hidden, width), torch.nn.Tanh(), torch.nn.Linear(width, 1)
+    )
 
 
 @dataclass(frozen=True)
@@ -151,7 +167,8 @@ class CrossEncoder(torch.nn.Module):
     """Encoder + mean pooling + a linear (or ``head_hidden``-wide tanh) head, and optionally
     the alignment features and the word head (module docstring). ``forward(ids, mask, side)``
     gives one score per row, or ``(scores, word logits)`` when the word head is on
-    (``parts=True``: also ``[B, 2]``, the base and adequacy parts of each score)."""
+    (``parts=True``: also ``[B, 3]``, the base and adequacy parts of each score and the meaning
+    head's raw output, 0 without one)."""
 
     align_mean: torch.Tensor  # buffers, registered with the alignment features
     align_std: torch.Tensor
@@ -164,6 +181,7 @@ class CrossEncoder(torch.nn.Module):
         words: bool = False,
         head_hidden: int = 0,
         evidence: bool = False,
+        meaning: bool = False,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -171,16 +189,13 @@ class CrossEncoder(torch.nn.Module):
         hidden = int(encoder.config.hidden_size)  # type: ignore[union-attr, arg-type]
         self.use_align, self.use_words = align, words
         self.use_evidence = evidence and words
+        self.use_meaning = meaning
         self.dropout = torch.nn.Dropout(0.1)
-        self.head: torch.nn.Module = (
-            torch.nn.Sequential(
-                torch.nn.Linear(hidden, head_hidden),
-                torch.nn.Tanh(),
-                torch.nn.Linear(head_hidden, 1),
-            )
-            if head_hidden
-            else torch.nn.Linear(hidden, 1)
-        )
+        self.head = _sentence_head(hidden, head_hidden)
+        if meaning:
+            self.meaning = _sentence_head(hidden, head_hidden)
+        # weight of the meaning head in the score (0 while training; see the module docstring)
+        self.meaning_blend = 0.0
         n = len(ALIGN_FEATURES) * align + len(WORD_FEATURES) * words
         if align:
             # standardisation of the features, measured on training pairs before training
@@ -196,14 +211,19 @@ class CrossEncoder(torch.nn.Module):
     @property
     def extended(self) -> bool:
         """Whether the model has more than the sentence head."""
-        return self.use_align or self.use_words
+        return self.use_align or self.use_words or self.use_meaning
 
     def head_modules(self) -> torch.nn.ModuleList:
         """The layers trained from scratch (they get the head's learning rate)."""
         return torch.nn.ModuleList(
             [
                 m
-                for m in (self.head, getattr(self, "word", None), getattr(self, "adequacy", None))
+                for m in (
+                    self.head,
+                    getattr(self, "word", None),
+                    getattr(self, "adequacy", None),
+                    getattr(self, "meaning", None),
+                )
                 if m is not None
             ]
         )
@@ -214,11 +234,13 @@ class CrossEncoder(torch.nn.Module):
         g = torch.Generator().manual_seed(seed)
         with torch.no_grad():
             new = [*self.head.modules(), getattr(self, "word", None)]
+            if self.use_meaning:
+                new += list(self.meaning.modules())
             for layer in new:
                 if isinstance(layer, torch.nn.Linear):
                     layer.weight.copy_(torch.randn(layer.weight.shape, generator=g) * 0.02)
                     layer.bias.zero_()
-            if self.extended:
+            if self.use_align or self.use_words:
                 self.adequacy.weight.zero_()
                 self.adequacy.bias.zero_()
 
@@ -248,7 +270,7 @@ class CrossEncoder(torch.nn.Module):
             base = self.head(self.dropout(pooled)).squeeze(-1)
             if not self.extended:
                 return base
-            if side is None:
+            if side is None and (self.use_align or self.use_words):
                 raise ValueError("this cross-encoder needs the side of each piece")
             feats, best = self.features(h, side)
             inputs, word_logits = [], None
@@ -269,10 +291,18 @@ class CrossEncoder(torch.nn.Module):
                     side == TRANSLATION
                 ).float()
                 inputs.append(torch.stack([torch.log1p(bad.sum(1)), bad.amax(1)], -1))
-            adequacy = self.adequacy(torch.cat(inputs, -1)).squeeze(-1)
+            adequacy = (
+                self.adequacy(torch.cat(inputs, -1)).squeeze(-1)
+                if inputs
+                else torch.zeros_like(base)
+            )
+            meaning = torch.zeros_like(base)
+            if self.use_meaning:
+                meaning = self.meaning(self.dropout(pooled)).squeeze(-1)
+                adequacy = adequacy + self.meaning_blend * meaning
             score = base + adequacy
             if parts:
-                return score, word_logits, torch.stack([base, adequacy], -1)
+                return score, word_logits, torch.stack([base, adequacy, meaning], -1)
             return score, word_logits
 
     @torch.no_grad()

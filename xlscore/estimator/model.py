@@ -125,15 +125,17 @@ def shipped(name: str = DEFAULT) -> ShippedEstimator:
 class Estimate:
     """What the estimator says of one translation: ``score`` (as :meth:`QualityEstimator.predict`
     gives it) and its two parts, ``base`` (the sentence head) and ``adequacy`` (what the
-    alignment features and the word head add; 0 for an estimator without them), and the
-    predicted ``error_spans`` and each word's error probabilities ``words`` (character
-    offsets into the translation as given; empty for an estimator without a word head)."""
+    alignment features, the word head and the blended meaning head add; 0 for an estimator
+    without them), the predicted ``error_spans`` and each word's error probabilities ``words``
+    (character offsets into the translation as given; empty for an estimator without a word
+    head), and ``meaning``, the meaning head's raw output before its blend (0 without one)."""
 
     score: float
     base: float
     adequacy: float
     error_spans: tuple[ErrorSpan, ...] = ()
     words: tuple[WordError, ...] = ()
+    meaning: float = 0.0
 
 
 class QualityEstimator:
@@ -180,6 +182,7 @@ class QualityEstimator:
                 words=self.recipe.word_weight > 0,
                 head_hidden=self.recipe.head_hidden,
                 evidence=self.recipe.word_evidence,
+                meaning=self.recipe.meaning_weight > 0,
             )
             .to(self.device)
             .eval()
@@ -210,7 +213,24 @@ class QualityEstimator:
             "base_fingerprint": self.base_fingerprint,
             "precision": self.arithmetic,
             "similarity_weight": self.similarity_weight,
+            "meaning_blend": self.meaning_blend,
         }
+
+    @property
+    def meaning_blend(self) -> float:
+        """Weight of the meaning head in the score (0: none, or no meaning head; see
+        :mod:`xlscore.estimator.crossencoder`). Stored in the file by :meth:`save`."""
+        return self.model.meaning_blend
+
+    @meaning_blend.setter
+    def meaning_blend(self, value: float) -> None:
+        value = float(value)
+        if not (math.isfinite(value) and value >= 0):
+            raise XLScoreError(f"meaning_blend must be a finite weight >= 0, not {value!r}")
+        if value and not self.model.use_meaning:
+            raise XLScoreError("this estimator has no meaning head to blend in")
+        self.model.meaning_blend = value
+        self._quantized = None  # an int8 copy holds the old blend
 
     def signature(self) -> str:
         """``est:NAME#digest`` plus the precision, e.g. ``est:adq-e5s#1a2b3c4d@bf16``."""
@@ -322,7 +342,7 @@ class QualityEstimator:
             [len(x) for x in encoded], self.device.type, self.max_length, key=lambda k: unique[k]
         )
         out = np.zeros(len(unique), dtype=np.float64)
-        parts = np.zeros((len(unique), 2), dtype=np.float64)
+        parts = np.zeros((len(unique), 3), dtype=np.float64)
         word_probs: dict[int, np.ndarray] = {}
         precision = self.arithmetic
         model = self._predictor(precision)
@@ -370,6 +390,7 @@ class QualityEstimator:
                     float(parts[k, 1]),
                     decode_spans(translations[i], words, threshold),
                     words,
+                    float(parts[k, 2]),
                 )
             )
         return out[order], estimates
@@ -610,6 +631,8 @@ class QualityEstimator:
         }
         if self.similarity_weight:
             meta["similarity_weight"] = self.similarity_weight
+        if self.meaning_blend:
+            meta["meaning_blend"] = self.meaning_blend
         tmp = path.with_name(f".{path.name}.tmp")
         save_file(
             dict(sorted(self._delta.items())),
@@ -657,22 +680,26 @@ class QualityEstimator:
         except (OSError, ValueError, SafetensorError) as err:
             raise ModelError(f"cannot read estimator file {path}: {err}") from None
         missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
-        head: tuple[str, ...] = ("head.weight", "head.bias")
-        if isinstance(meta.get("recipe"), dict) and meta["recipe"].get("head_hidden"):
-            head = ("head.0.weight", "head.0.bias", "head.2.weight", "head.2.bias")
-        missing += [k for k in head if k not in tensors]
+        layers: tuple[str, ...] = ("weight", "bias")
+        heads = ["head"]
+        if isinstance(meta.get("recipe"), dict):
+            if meta["recipe"].get("head_hidden"):
+                layers = ("0.weight", "0.bias", "2.weight", "2.bias")
+            if meta["recipe"].get("meaning_weight"):
+                heads.append("meaning")
+        missing += [f"{h}.{k}" for h in heads for k in layers if f"{h}.{k}" not in tensors]
         if missing:
             raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
-        weight = meta.get("similarity_weight", 0.0)
-        if not (isinstance(weight, (int, float)) and math.isfinite(weight) and weight >= 0):
-            raise ModelError(f"estimator file {path} has a bad similarity_weight {weight!r}")
-        est = cls(
-            meta["base"],
-            recipe=Recipe.from_dict(meta["recipe"]),
-            device=device,
-            precision=precision,
-        )
-        est.similarity_weight = float(weight)
+        for key in ("similarity_weight", "meaning_blend"):
+            value = meta.get(key, 0.0)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
+        recipe = Recipe.from_dict(meta["recipe"])
+        if meta.get("meaning_blend") and not recipe.meaning_weight:
+            raise ModelError(f"estimator file {path} has a meaning_blend but no meaning head")
+        est = cls(meta["base"], recipe=recipe, device=device, precision=precision)
+        est.similarity_weight = float(meta.get("similarity_weight", 0.0))
+        est.meaning_blend = float(meta.get("meaning_blend", 0.0))
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(
                 f"{path} was trained on {meta['base']} with fingerprint "

@@ -14,9 +14,11 @@
   least ``da_gap`` points (the WMT "relative ranking" convention), and the squared error only
   with ``da_regression``. Synthetic corruptions
   (:mod:`xlscore.estimator.corruptions`) are never regression targets: each only has to score below
-  the translation it was made from, by ``synthetic_margin``. With a word head (``word_weight`` >
-  0), a cross-entropy over the translation's pieces (OK / minor / major error) is added: the
-  raters' error spans where they exist, the corrupted characters of each corruption.
+  the translation it was made from, by ``synthetic_margin`` (weight ``synthetic_weight`` on
+  the score, ``meaning_weight`` on the meaning head's output, which nothing else trains).
+  With a word head (``word_weight`` > 0), a cross-entropy over the translation's pieces (OK /
+  minor / major error) is added: the raters' error spans where they exist, the corrupted
+  characters of each corruption.
 * **Loop.** AdamW, linear warm-up and decay, gradients clipped at 1, bfloat16 autocast where
   the processor computes in bfloat16. A checkpoint (one safetensors file, its state in the metadata)
   is written every ``checkpoint_every`` steps; a run started again with the same checkpoint path
@@ -44,7 +46,7 @@ from scipy import stats
 from xlscore.encoders.precision import autocast_dtype
 from xlscore.encoders.words import move_span, normalize_text, offset_map
 from xlscore.errors import InputError, XLScoreError
-from xlscore.io.judgments import Judgment
+from xlscore.io.judgments import DEFAULT_LP, Judgment
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class Recipe:
     synthetic_weight: float = 1.0
     synthetic_margin: float = 0.5
     synthetic_kinds: str = ""
+    meaning_weight: float = 0.0
     da_gap: float = 25.0
     per_word: bool = False
     features: bool = True
@@ -87,7 +90,8 @@ class Recipe:
             (self.lr > 0 and self.head_lr > 0, "learning rates must be positive"),
             (0 <= self.warmup < 1, "warmup is a share of the steps, in [0, 1)"),
             (
-                min(self.rank_weight, self.synthetic_weight, self.word_weight) >= 0,
+                min(self.rank_weight, self.synthetic_weight, self.word_weight, self.meaning_weight)
+                >= 0,
                 "loss weights must not be negative",
             ),
             (0 < self.span_threshold < 1, "span_threshold is a probability in (0, 1)"),
@@ -135,6 +139,7 @@ class Recipe:
 #: a linear head, direct assessment in the ranking loss only)
 LEGACY = {
     "synthetic_margin": 1.0,
+    "meaning_weight": 0.0,
     "synthetic_kinds": "",
     "da_gap": 25.0,
     "per_word": False,
@@ -216,12 +221,13 @@ def make_examples(
     datasets: Sequence[Sequence[Judgment]], recipe: Recipe, corrupt: Callable | None = None
 ) -> list[Example]:
     """Examples from judged data sets (one target scale per set), plus synthetic corruptions
-    of a ``recipe.synthetic`` share of them when ``corrupt`` is given
+    of a ``recipe.synthetic`` share of the English->Russian ones when ``corrupt`` is given
     (:func:`xlscore.estimator.corruptions.corrupt`: it returns the corrupted text and the characters
     that carry the error). A corruption keeps its parent's error marks (moved onto its text)
     and adds its own, as a major error."""
     out: list[Example] = []
     groups: dict[tuple[int, str], int] = {}
+    russian: list[bool] = []  # per example: an en-ru translation (the corruptions are Russian)
     for d, rows in enumerate(datasets):
         if not rows:
             raise InputError(f"training data set {d + 1} has no judged translations")
@@ -235,6 +241,7 @@ def make_examples(
             g = groups.setdefault((d, r.seg_id), len(groups))
             text = normalize_text(r.translation)
             errors, clean = _errors_of(r, text, recipe.edit_tags)
+            russian.append(r.lp == DEFAULT_LP)
             out.append(
                 Example(
                     normalize_text(r.source),
@@ -252,10 +259,10 @@ def make_examples(
             )
     if corrupt is not None and recipe.synthetic > 0:
         rng = random.Random(recipe.seed + 7)
-        pool = [e.translation for e in out]
+        pool = [e.translation for e, ru in zip(out, russian) if ru]
         used = dict.fromkeys(recipe.kinds() or _corruption_kinds(), 0)
-        for i in range(len(out)):
-            if rng.random() < recipe.synthetic:
+        for i in range(len(russian)):
+            if russian[i] and rng.random() < recipe.synthetic:
                 e = out[i]
                 # the kinds used least so far are tried first, so that kinds that apply to
                 # few sentences (numbers, names, roles) are not crowded out by those that
@@ -408,11 +415,16 @@ class BatchTargets:
 
 
 def batch_loss(
-    pred: torch.Tensor, t: BatchTargets, recipe: Recipe, word_logits: torch.Tensor | None = None
+    pred: torch.Tensor,
+    t: BatchTargets,
+    recipe: Recipe,
+    word_logits: torch.Tensor | None = None,
+    meaning: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups, for
     pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
     ``synthetic_weight`` x margin loss of each corruption against its parent +
+    ``meaning_weight`` x the same margin loss on the meaning head's output ``meaning`` +
     ``word_weight`` x cross-entropy of the word classes of labelled pieces."""
     loss = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(min=1.0)
     value = t.target if t.rank_value is None else t.rank_value
@@ -423,13 +435,15 @@ def batch_loss(
         diff = pred[:, None] - pred[None, :]
         loss = loss + recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
     child = t.parent >= 0
+
+    def margin_loss(out: torch.Tensor) -> torch.Tensor:
+        margin = out[t.parent[child]] - out[child]
+        return torch.nn.functional.softplus(recipe.synthetic_margin - margin).mean()
+
     if recipe.synthetic_weight and child.any():
-        margin = pred[t.parent[child]] - pred[child]
-        loss = (
-            loss
-            + recipe.synthetic_weight
-            * torch.nn.functional.softplus(recipe.synthetic_margin - margin).mean()
-        )
+        loss = loss + recipe.synthetic_weight * margin_loss(pred)
+    if recipe.meaning_weight and meaning is not None and child.any():
+        loss = loss + recipe.meaning_weight * margin_loss(meaning)
     if (
         recipe.word_weight
         and word_logits is not None
@@ -550,7 +564,8 @@ def train_loop(
     progress: bool = False,
 ) -> TrainingLog:
     """Optimise ``model`` (a module returning one score per row of a batch, or a pair
-    ``(scores, word logits)``) on the batches that ``batches_for_epoch(epoch)`` plans;
+    ``(scores, word logits)``; one with a meaning head (``use_meaning``) is asked for its
+    parts too) on the batches that ``batches_for_epoch(epoch)`` plans;
     ``collate`` turns example indices into ``(model inputs, BatchTargets)``. Parameters of ``head``
     get ``recipe.head_lr``, the others ``recipe.lr``.
     ``checkpoint``: file to save progress to every ``checkpoint_every`` steps and to resume
@@ -588,6 +603,7 @@ def train_loop(
     if ckpt is not None and ckpt.exists():
         step, log, (epoch_sum, epoch_n) = _load_checkpoint(ckpt, model, opt, identity)
     dtype = autocast_dtype(device)
+    with_meaning = bool(getattr(model, "use_meaning", False))
     model.train()
     bar = tqdm(total=total, initial=step, desc="training", unit="step", disable=not progress)
     start = time.time() - log.seconds
@@ -608,9 +624,11 @@ def train_loop(
                 g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step)
             inputs, targets = collate(b)
             with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                out = model(*inputs)
-            pred, words = out if isinstance(out, tuple) else (out, None)
-            loss = batch_loss(pred.float(), targets, recipe, words)
+                out = model(*inputs, parts=True) if with_meaning else model(*inputs)
+            pred, words, meaning = out if with_meaning else (*_pair(out), None)
+            loss = batch_loss(
+                pred.float(), targets, recipe, words, None if meaning is None else meaning[:, 2]
+            )
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
             opt.step()
@@ -632,6 +650,11 @@ def train_loop(
     model.eval()
     log.steps, log.seconds = step, time.time() - start
     return log
+
+
+def _pair(out) -> tuple:
+    """``(scores, word logits or None)`` of a model's output."""
+    return out if isinstance(out, tuple) else (out, None)
 
 
 def remove_checkpoint(checkpoint: str | os.PathLike) -> None:
