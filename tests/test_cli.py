@@ -457,10 +457,18 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
             "2",
             "--similarity-weight",
             "2",
+            "--meaning-weight",
+            "0.5",
+            "--meaning-blend",
+            "0.25",
             "--quiet",
         )
     )
     assert "saved" in t.stdout and "est:tiny-qe#" in t.stdout and out.exists()
+    from xlscore.estimator.model import read_metadata
+
+    meta = read_metadata(out)
+    assert meta["meaning_blend"] == 0.25 and meta["recipe"]["meaning_weight"] == 0.5
     assert not list(out.parent.glob("*.ckpt*"))  # the checkpoint is gone once saved
     s = ok(
         cli(
@@ -505,6 +513,8 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
     assert bad.returncode == 2 and "none.tsv: no such file" in bad.stderr
     bad = cli("train", "--data", data, "-o", out, "--epochs", "0")
     assert bad.returncode == 2 and "recipe: epochs must be positive" in bad.stderr
+    bad = cli("train", "--data", data, "-o", out, "--meaning-blend", "1")
+    assert bad.returncode == 2 and "--meaning-blend needs a meaning head" in bad.stderr
     marks = tmp_path / "spans.tsv"
     marks.write_text("seg_id\tsystem\ttranslation\tspans\nnone:1:1\tx\tабв\t[]\n", encoding="utf-8")
     bad = cli("train", "--data", data, "-o", out, "--errors", marks)

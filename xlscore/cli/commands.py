@@ -244,6 +244,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     )
 
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
+    if args.meaning_blend and not recipe.meaning_weight:
+        raise XLScoreError("--meaning-blend needs a meaning head: give --meaning-weight above 0")
     files = [read_judgments(p, include_human=True) for p in args.data]
     for test in args.leave_out or ():
         files = [leave_out_sources(rows, test) for rows in files]
@@ -278,6 +280,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
     est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
     est.similarity_weight = args.similarity_weight
+    est.meaning_blend = args.meaning_blend
     path = est.save(out, name=args.name)
     remove_checkpoint(checkpoint)
     print(

@@ -199,6 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
         "all-words F1 of pack:e5-small); 0: the prediction alone (default; the "
         "shipped estimator has 10, chosen on validation data)",
     )
+    p.add_argument(
+        "--meaning-blend",
+        type=at_least(0, float),
+        default=0.0,
+        metavar="M",
+        help="with --meaning-weight above 0: the score adds M times the meaning head's "
+        "output (default 0; choose M on validation data)",
+    )
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
     p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
