@@ -253,6 +253,32 @@ class CrossEncoder(torch.nn.Module):
             return None, None
         return alignment_features(hidden, side)
 
+    def _feature_inputs(
+        self, h: torch.Tensor, side: torch.Tensor, evidence: torch.Tensor | None
+    ) -> tuple[list[torch.Tensor], torch.Tensor | None]:
+        """The ``adequacy`` layer's inputs (standardised alignment features, the word head's
+        two summaries) and the word logits (``None`` without a word head)."""
+        feats, best = self.features(h, side)
+        inputs, word_logits = [], None
+        if feats is not None:
+            inputs.append((feats - self.align_mean) / self.align_std)
+        if self.use_words:
+            x = h
+            if best is not None:
+                z = (best - self.align_mean[0]) / self.align_std[0]
+                x = torch.cat([h, z.unsqueeze(-1)], -1)
+            if self.use_evidence:
+                if evidence is None:
+                    raise ValueError("this cross-encoder needs the word evidence flags")
+                bits = [(evidence >> k) & 1 for k in range(len(EVIDENCE))]
+                x = torch.cat([x, torch.stack(bits, -1).float()], -1)
+            word_logits = self.word(self.dropout(x))
+            bad = (1 - torch.softmax(word_logits.detach(), -1)[..., 0]) * (
+                side == TRANSLATION
+            ).float()
+            inputs.append(torch.stack([torch.log1p(bad.sum(1)), bad.amax(1)], -1))
+        return inputs, word_logits
+
     def forward(
         self,
         ids: torch.Tensor,
@@ -270,27 +296,12 @@ class CrossEncoder(torch.nn.Module):
             base = self.head(self.dropout(pooled)).squeeze(-1)
             if not self.extended:
                 return base
-            if side is None and (self.use_align or self.use_words):
-                raise ValueError("this cross-encoder needs the side of each piece")
-            feats, best = self.features(h, side)
-            inputs, word_logits = [], None
-            if feats is not None:
-                inputs.append((feats - self.align_mean) / self.align_std)
-            if self.use_words:
-                x = h
-                if best is not None:
-                    z = (best - self.align_mean[0]) / self.align_std[0]
-                    x = torch.cat([h, z.unsqueeze(-1)], -1)
-                if self.use_evidence:
-                    if evidence is None:
-                        raise ValueError("this cross-encoder needs the word evidence flags")
-                    bits = [(evidence >> k) & 1 for k in range(len(EVIDENCE))]
-                    x = torch.cat([x, torch.stack(bits, -1).float()], -1)
-                word_logits = self.word(self.dropout(x))
-                bad = (1 - torch.softmax(word_logits.detach(), -1)[..., 0]) * (
-                    side == TRANSLATION
-                ).float()
-                inputs.append(torch.stack([torch.log1p(bad.sum(1)), bad.amax(1)], -1))
+            inputs: list[torch.Tensor] = []
+            word_logits = None
+            if self.use_align or self.use_words:
+                if side is None:
+                    raise ValueError("this cross-encoder needs the side of each piece")
+                inputs, word_logits = self._feature_inputs(h, side, evidence)
             adequacy = (
                 self.adequacy(torch.cat(inputs, -1)).squeeze(-1)
                 if inputs
