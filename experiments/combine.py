@@ -80,14 +80,18 @@ def challenge_signals(folder: Path, blend: float = 0.0):
     if not cache.exists():
         res = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None).score(src, mt)
         np.save(cache, np.array([r.score for r in res]))
-    saved = fold_challenge(folder, cases)
-    est = None
-    if saved is not None:
-        est = np.array(saved["scores"])
-        if blend:
-            est = est + blend * np.array(saved["meaning"])
     checks = np.array([reliable_findings(s, t) for s, t in zip(src, mt)])
-    return cases, est, np.load(cache), checks
+    return cases, challenge_estimates(folder, cases, blend), np.load(cache), checks
+
+
+def challenge_estimates(folder: Path, cases, blend: float = 0.0) -> np.ndarray | None:
+    """A fold model's saved challenge predictions plus ``blend`` x its meaning head's output
+    (``None`` without a model)."""
+    saved = fold_challenge(folder, cases)
+    if saved is None:
+        return None
+    est = np.array(saved["scores"])
+    return est + blend * np.array(saved["meaning"]) if blend else est
 
 
 def choose_blend(rows, pred, meaning, name: str, grid: tuple[float, ...]) -> float:
@@ -212,7 +216,7 @@ def main() -> None:
         cases, c_est, c_e5, c_chk = challenge_signals(CACHE / variant[fold] / fold)
         ch = ["", ""]
         if c_est is not None:
-            _, c_mixed, *_ = challenge_signals(CACHE / variant[fold] / fold, m)
+            c_mixed = challenge_estimates(CACHE / variant[fold] / fold, cases, m)
             n = len(cases)
             for k, s in enumerate((c_est, c_mixed + a * c_e5 - b * c_chk)):
                 ch[k] = f"{int((s[:n] > s[n:]).sum())}/{n}"
