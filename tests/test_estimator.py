@@ -375,19 +375,21 @@ def test_the_score_formula_is_one_function_for_numbers_and_arrays():
         estimator_score(1.0, foreign=0.0, similarity=None, weight=1.0, floor=-4.0)
 
 
-def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
-    from safetensors import safe_open
+def _rewritten(path, out, *, drop: str | None = None, **meta):
+    """A copy of the estimator file ``path`` at ``out`` with ``meta`` put into its metadata
+    and the tensors whose names start with ``drop`` left out."""
     from safetensors.torch import load_file, save_file
 
-    path = trained.save(tmp_path / "t.safetensors")
-    with safe_open(str(path), framework="pt") as fh:
-        meta = json.loads(fh.metadata()["xlscore_estimator"])
-    meta["similarity_weight"] = -1
+    tensors = {k: v for k, v in load_file(str(path)).items() if not (drop and k.startswith(drop))}
     save_file(
-        load_file(str(path)),
-        str(tmp_path / "neg.safetensors"),
-        metadata={"xlscore_estimator": json.dumps(meta)},
+        tensors, str(out), metadata={"xlscore_estimator": json.dumps(read_metadata(path) | meta)}
     )
+    return out
+
+
+def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
+    path = trained.save(tmp_path / "t.safetensors")
+    _rewritten(path, tmp_path / "neg.safetensors", similarity_weight=-1)
     with pytest.raises(ModelError, match="bad similarity_weight -1"):
         QualityEstimator.load(tmp_path / "neg.safetensors")
 
@@ -490,30 +492,15 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
     with pytest.raises(XLScoreError, match="finite weight"):
         est.meaning_blend = -1.0
     # a file without the meaning head's weights is refused, not filled with random ones
-    from safetensors.torch import load_file, save_file
-
-    tensors = {k: v for k, v in load_file(str(again.path)).items() if not k.startswith("meaning.")}
-    save_file(
-        tensors,
-        str(tmp_path / "cut.safetensors"),
-        metadata={"xlscore_estimator": json.dumps(read_metadata(again.path))},
-    )
+    cut = _rewritten(again.path, tmp_path / "cut.safetensors", drop="meaning.")
     with pytest.raises(ModelError, match=r"lacks meaning\.0\.weight"):
-        QualityEstimator.load(tmp_path / "cut.safetensors")
+        QualityEstimator.load(cut)
 
 
 def test_a_blend_needs_a_meaning_head(trained, tmp_path):
-    from safetensors.torch import load_file, save_file
-
     with pytest.raises(XLScoreError, match="no meaning head"):
         trained.meaning_blend = 1.0
     path = trained.save(tmp_path / "t.safetensors")
-    meta = read_metadata(path)
-    meta["meaning_blend"] = 1.0
-    save_file(
-        load_file(str(path)),
-        str(tmp_path / "odd.safetensors"),
-        metadata={"xlscore_estimator": json.dumps(meta)},
-    )
+    odd = _rewritten(path, tmp_path / "odd.safetensors", meaning_blend=1.0)
     with pytest.raises(ModelError, match="meaning_blend but no meaning head"):
-        QualityEstimator.load(tmp_path / "odd.safetensors")
+        QualityEstimator.load(odd)
