@@ -99,3 +99,11 @@ def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir
     assert torch.allclose(again[:, 1], 3.0 * parts[:, 2]) and torch.allclose(
         again[:, 2], parts[:, 2]
     )
+    # as a detector the same head's output is log P(no meaning error): log sigmoid, at most 0
+    det = CrossEncoder(enc, head_hidden=4, meaning=True, meaning_detect=True)
+    det.meaning.load_state_dict(ext.meaning.state_dict())
+    det.head.load_state_dict(plain.head.state_dict())
+    det.eval()
+    _, _, log_clean = det(ids, mask, parts=True)
+    assert torch.allclose(log_clean[:, 2], torch.nn.functional.logsigmoid(parts[:, 2]))
+    assert (log_clean[:, 2] < 0).all()

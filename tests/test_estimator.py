@@ -2,7 +2,7 @@
 checkpoints, refusals. (The shipped estimator on the real pack: test_default_estimator.py.)"""
 
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -495,6 +495,32 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
     cut = _rewritten(again.path, tmp_path / "cut.safetensors", drop="meaning.")
     with pytest.raises(ModelError, match=r"lacks meaning\.0\.weight"):
         QualityEstimator.load(cut)
+
+
+def test_a_meaning_detector_says_log_p_clean_and_keeps_its_kind_in_the_file(
+    unigram_dir, tmp_path
+):
+    recipe = replace(
+        RECIPE,
+        synthetic=0.5,
+        synthetic_weight=0.0,
+        meaning_weight=1.0,
+        meaning_loss="detect",
+        head_hidden=8,
+    )
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32").fit(_data())
+    assert est.model.meaning_detect
+    found = est.estimate(WORDS_EN, WORDS_RU)
+    assert all(e.meaning < 0 for e in found) and len({round(e.meaning, 6) for e in found}) > 1
+    est.meaning_blend = 0.5
+    again = QualityEstimator.load(est.save(tmp_path / "d.safetensors"), precision="fp32")
+    assert again.recipe.meaning_loss == "detect" and again.model.meaning_detect
+    assert np.allclose(
+        [e.meaning for e in again.estimate(WORDS_EN, WORDS_RU)], [e.meaning for e in found]
+    )
+    # a file written before the setting existed keeps the margin head it was trained with
+    old = {k: v for k, v in asdict(recipe).items() if k != "meaning_loss"}
+    assert Recipe.from_dict(old).meaning_loss == "margin"
 
 
 def test_a_blend_needs_a_meaning_head(trained, tmp_path):

@@ -21,7 +21,10 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
   shape, trained only by the corruption margins (a real translation above its synthetic
   corruption), so that those constraints need not bend the sentence head that real MT trains.
   It enters the score as ``meaning_blend`` x its output; the blend is 0 while training and set
-  afterwards to a weight chosen on validation data.
+  afterwards to a weight chosen on validation data. With ``meaning_detect`` it is a corruption
+  detector instead, trained by a logistic loss, and its output is log P(no meaning error): at
+  most 0, near 0 for a translation it sees nothing wrong in, so that its blend moves the
+  scores of different sources alike unless it finds an error.
 
 The features enter the score through one small linear layer (``adequacy``, zero at
 initialisation), so ``score = base + adequacy``, where ``adequacy`` also holds the blended
@@ -182,6 +185,7 @@ class CrossEncoder(torch.nn.Module):
         head_hidden: int = 0,
         evidence: bool = False,
         meaning: bool = False,
+        meaning_detect: bool = False,
     ) -> None:
         super().__init__()
         self.encoder = encoder
@@ -190,6 +194,8 @@ class CrossEncoder(torch.nn.Module):
         self.use_align, self.use_words = align, words
         self.use_evidence = evidence and words
         self.use_meaning = meaning
+        # the meaning head as a corruption detector: its output is log P(no meaning error)
+        self.meaning_detect = meaning and meaning_detect
         self.dropout = torch.nn.Dropout(0.1)
         self.head = _sentence_head(hidden, head_hidden)
         if meaning:
@@ -310,6 +316,8 @@ class CrossEncoder(torch.nn.Module):
             meaning = torch.zeros_like(base)
             if self.use_meaning:
                 meaning = self.meaning(self.dropout(pooled)).squeeze(-1)
+                if self.meaning_detect:
+                    meaning = torch.nn.functional.logsigmoid(meaning)
                 adequacy = adequacy + self.meaning_blend * meaning
             score = base + adequacy
             if parts:

@@ -183,6 +183,7 @@ class QualityEstimator:
                 head_hidden=self.recipe.head_hidden,
                 evidence=self.recipe.word_evidence,
                 meaning=self.recipe.meaning_weight > 0,
+                meaning_detect=self.recipe.meaning_loss == "detect",
             )
             .to(self.device)
             .eval()

@@ -15,7 +15,9 @@
   with ``da_regression``. Synthetic corruptions
   (:mod:`xlscore.estimator.corruptions`) are never regression targets: each only has to score below
   the translation it was made from, by ``synthetic_margin`` (weight ``synthetic_weight`` on
-  the score, ``meaning_weight`` on the meaning head's output, which nothing else trains).
+  the score, ``meaning_weight`` on the meaning head's output, which nothing else trains; with
+  ``meaning_loss="detect"`` that head learns instead to tell each corruption from the
+  translation it was made from, :func:`detection_loss`).
   With a word head (``word_weight`` > 0), a cross-entropy over the translation's pieces (OK /
   minor / major error) is added: the raters' error spans where they exist, the corrupted
   characters of each corruption.
@@ -65,6 +67,7 @@ class Recipe:
     synthetic_margin: float = 0.5
     synthetic_kinds: str = ""
     meaning_weight: float = 0.0
+    meaning_loss: str = "margin"
     da_gap: float = 25.0
     per_word: bool = False
     features: bool = True
@@ -106,6 +109,10 @@ class Recipe:
                 + ")",
             ),
             (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
+            (
+                self.meaning_loss in MEANING_LOSSES,
+                f"meaning_loss must be one of {', '.join(MEANING_LOSSES)}",
+            ),
             (self.max_length >= 16, "max_length must be at least 16"),
             (self.freeze_layers >= 0, "freeze_layers must not be negative"),
             (self.enru_weight > 0, "enru_weight must be positive"),
@@ -140,6 +147,7 @@ class Recipe:
 LEGACY = {
     "synthetic_margin": 1.0,
     "meaning_weight": 0.0,
+    "meaning_loss": "margin",
     "synthetic_kinds": "",
     "da_gap": 25.0,
     "per_word": False,
@@ -154,6 +162,13 @@ LEGACY = {
     "enru_weight": 1.0,
     "balance": 1.0,
 }
+
+
+#: how the meaning head learns from the corruptions: ``margin``, each corruption below the
+#: translation it was made from (an unbounded output that orders translations of one source
+#: only); ``detect``, a corruption detector (logistic loss: a corruption is wrong, the
+#: translation it was made from is not), whose output is log P(no meaning error), at most 0
+MEANING_LOSSES = ("margin", "detect")
 
 
 def _corruption_kinds() -> tuple[str, ...]:
@@ -443,7 +458,10 @@ def batch_loss(
     if recipe.synthetic_weight and child.any():
         loss = loss + recipe.synthetic_weight * margin_loss(pred)
     if recipe.meaning_weight and meaning is not None and child.any():
-        loss = loss + recipe.meaning_weight * margin_loss(meaning)
+        if recipe.meaning_loss == "detect":
+            loss = loss + recipe.meaning_weight * detection_loss(meaning, t.parent)
+        else:
+            loss = loss + recipe.meaning_weight * margin_loss(meaning)
     if (
         recipe.word_weight
         and word_logits is not None
@@ -456,6 +474,17 @@ def batch_loss(
             ignore_index=-100,
         )
     return loss
+
+
+def detection_loss(log_clean: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
+    """Logistic loss of a corruption detector whose output is ``log_clean`` = log P(no meaning
+    error) (at most 0): each corruption (``parent >= 0``) is an error, each translation a
+    corruption was made from is not; the mean over both."""
+    child = parent >= 0
+    # log P(error) = log(1 - exp(log_clean)), kept finite where log_clean rounds to 0
+    log_error = torch.log(-torch.expm1(log_clean[child].clamp(max=-1e-6)))
+    losses = torch.cat([-log_error, -log_clean[parent[child].unique()]])
+    return losses.mean()
 
 
 @dataclass
