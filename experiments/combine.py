@@ -33,6 +33,7 @@ from _results import write_markdown
 from estimator import CACHE, e5_similarity, fold_split, load_sets
 from estimator_tables import fold_challenge
 
+from xlscore.estimator.checks import reliable_findings
 from xlscore.evaluation.agreement import agreement
 
 E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
@@ -41,17 +42,6 @@ TEST = {"lodo-news": "news", "lodo-qe22": "qe22"}
 STAT = {"news": "seg_kendall", "qe22": "global_spearman"}
 #: how far below the estimate alone a meaning blend may take the validation statistic
 BLEND_TOLERANCE = 0.005
-
-
-def reliable_findings(source: str, translation: str) -> int:
-    """Findings of the checks that measured precise on machine output."""
-    from xlscore.estimator.checks import find_mismatches
-
-    return sum(
-        1
-        for f in find_mismatches(source, translation, ("number", "negation"))
-        if f.check == "number" or f.span is None
-    )
 
 
 def stat(rows, pred, name: str, n_boot: int = 0):

@@ -9,7 +9,7 @@ Kendall) and ``lodo-qe22`` (trained without WMT22 dev, tested on it: Spearman, a
 its tags when the model has a word head). ``--file``: the candidate trained on everything, as
 it would ship, for the hand-written challenge set (no training file has its sentences). The
 candidate's real-MT figures are those of the score as that file ships it: its meaning blend,
-similarity weight and span threshold applied to the fold predictions
+similarity weight, check weight and span threshold applied to the fold predictions
 (:func:`xlscore.final_score.estimator_score`, the similarity from
 :func:`estimator.e5_similarity`).
 
@@ -37,6 +37,7 @@ from _results import write_markdown
 from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
 
 from xlscore.errors import ModelError
+from xlscore.estimator.checks import reliable_findings
 from xlscore.estimator.model import FLOOR, read_metadata
 from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
 from xlscore.final_score import estimator_score
@@ -104,12 +105,13 @@ def reference_file(ref: Reference) -> Path:
 @dataclass(frozen=True)
 class Shipping:
     """How a candidate file turns its estimate into the score users get: ``score = estimate
-    + meaning_blend * meaning - similarity_weight * (1 - similarity)`` and error spans at
-    ``span_threshold``."""
+    + meaning_blend * meaning - similarity_weight * (1 - similarity) - check_weight *
+    findings`` and error spans at ``span_threshold``."""
 
     similarity_weight: float
     span_threshold: float | None
     meaning_blend: float = 0.0
+    check_weight: float = 0.0
 
 
 def shipping(path: Path | None) -> Shipping:
@@ -126,6 +128,7 @@ def shipping(path: Path | None) -> Shipping:
         float(meta.get("similarity_weight", 0.0)),
         recipe.get("span_threshold"),
         float(meta.get("meaning_blend", 0.0)),
+        float(meta.get("check_weight", 0.0)),
     )
 
 
@@ -171,16 +174,21 @@ def main() -> int:
 
     def as_shipped(fold: str, got: tuple | None) -> tuple | None:
         """The candidate's fold predictions turned into the score it ships with the file's
-        similarity weight (:func:`xlscore.final_score.estimator_score`)."""
+        similarity and check weights (:func:`xlscore.final_score.estimator_score`)."""
         if got is None:
             return got
         sim, foreign = e5_similarity(sets, TEST_OF[fold])
+        found = None
+        if ships.check_weight:
+            found = np.array([reliable_findings(r.source, r.translation) for r in tests[fold]])
         pred = estimator_score(
             np.asarray(got[0]),
             foreign=foreign,
             similarity=sim,
             weight=ships.similarity_weight,
             floor=FLOOR,
+            findings=found,
+            check_weight=ships.check_weight,
         )
         return [float(x) for x in pred], got[1]
 
@@ -256,6 +264,11 @@ def main() -> int:
             f" minus {ships.similarity_weight:g} × (1 − similarity)"
             if ships.similarity_weight
             else " pulled towards the floor by the share of foreign words (no similarity)"
+        )
+        + (
+            f" minus {ships.check_weight:g} per reliable check finding"
+            if ships.check_weight
+            else ""
         )
         + (
             f", error spans at probability {ships.span_threshold:g}."

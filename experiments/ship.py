@@ -1,6 +1,6 @@
 """Make the shipped estimator file from a finished fold of ``estimator.py run``: the fold's
-model with its delta compressed as the package ships it (rank 64, int8), and the meaning blend
-and similarity weight that ``combine.py`` chose on validation data.
+model with its delta compressed as the package ships it (rank 64, int8), and the meaning blend,
+similarity weight and check weight that ``combine.py`` chose on validation data.
 
     python experiments/ship.py --variant adq2 --fold lodo-news --similarity-weight 10 \\
         --name adq-e5s -o xlscore/estimator/weights/adq-e5s.safetensors
@@ -27,6 +27,9 @@ def main() -> None:
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
     ap.add_argument(
+        "--check-weight", type=float, default=0.0, help="score lost per reliable check finding"
+    )
+    ap.add_argument(
         "--meaning-blend", type=float, default=0.0, help="weight of the meaning head, if any"
     )
     ap.add_argument(
@@ -51,6 +54,9 @@ def main() -> None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
     model.similarity_weight = args.similarity_weight
+    if args.check_weight < 0:
+        raise SystemExit("--check-weight must not be negative")
+    model.check_weight = args.check_weight
     try:
         model.meaning_blend = args.meaning_blend
     except XLScoreError as err:

@@ -461,6 +461,8 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
             "0.5",
             "--meaning-blend",
             "0.25",
+            "--check-weight",
+            "0.5",
             "--quiet",
         )
     )
@@ -469,6 +471,7 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
 
     meta = read_metadata(out)
     assert meta["meaning_blend"] == 0.25 and meta["recipe"]["meaning_weight"] == 0.5
+    assert meta["check_weight"] == 0.5
     assert not list(out.parent.glob("*.ckpt*"))  # the checkpoint is gone once saved
     s = ok(
         cli(

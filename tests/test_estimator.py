@@ -373,6 +373,49 @@ def test_the_score_formula_is_one_function_for_numbers_and_arrays():
     assert got.tolist() == [1.0, -1.0]
     with pytest.raises(XLScoreError, match="needs the similarity"):
         estimator_score(1.0, foreign=0.0, similarity=None, weight=1.0, floor=-4.0)
+    # a check weight: so much less per reliable finding, after either of the above
+    assert estimator_score(
+        1.0, foreign=0.5, similarity=0.8, weight=2.0, floor=-4.0, findings=2, check_weight=0.25
+    ) == pytest.approx(0.1)
+    assert estimator_score(
+        np.array([1.0, 1.0]),
+        foreign=np.zeros(2),
+        similarity=None,
+        weight=0.0,
+        floor=-4.0,
+        findings=np.array([0, 3]),
+        check_weight=0.5,
+    ).tolist() == [1.0, -0.5]
+    with pytest.raises(XLScoreError, match="needs the checks' findings"):
+        estimator_score(1.0, foreign=0.0, similarity=None, weight=0.0, floor=-4.0, check_weight=1)
+
+
+def test_a_check_weight_costs_each_reliable_finding_in_the_score(trained, tmp_path, e5, minilm):
+    from xlscore import Lexicon, XLScorer
+    from xlscore.estimator.checks import reliable_findings
+
+    src = ["Sales rose by 5% in 2020.", "He did not come.", "The museum opens at 9."]
+    mt = ["Продажи выросли на 7% в 2021 году.", "Он пришёл.", "Музей открывается в 9."]
+    found = [reliable_findings(s, t) for s, t in zip(src, mt)]
+    assert found[0] >= 2 and found[1] == 1 and found[2] == 0
+    trained.check_weight = 0.75
+    try:
+        path = trained.save(tmp_path / "chk.safetensors")
+    finally:
+        trained.check_weight = 0.0
+    est = QualityEstimator.load(path, precision="fp32")
+    assert est.check_weight == 0.75 and est.describe()["check_weight"] == 0.75
+    (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
+    lexicon = Lexicon.from_tsv(tmp_path / "lex.tsv")
+    scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est)
+    res = scorer.score(src, mt)
+    bare = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
+    for r, b, n in zip(res, bare.score(src, mt), found):
+        assert r.score == pytest.approx(b.score - 0.75 * n, abs=1e-9)
+    assert "-0.75*checks" in scorer.signature() and "checks" not in bare.signature()
+    _rewritten(path, tmp_path / "neg.safetensors", check_weight=-1)
+    with pytest.raises(ModelError, match="bad check_weight -1"):
+        QualityEstimator.load(tmp_path / "neg.safetensors")
 
 
 def _rewritten(path, out, *, drop: str | None = None, **meta):

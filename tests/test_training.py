@@ -1,6 +1,7 @@
 """The training pieces: targets, batches, the loss, the recipe, corruptions."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -148,6 +149,11 @@ def test_loss_rewards_the_right_order():
         batch_loss(gap, t, on_meaning, meaning=gap).item()
     )
     assert batch_loss(gap, t, on_meaning).item() == pytest.approx(0.0)
+    # anchored: the same margin plus the real rows' squared outputs (rows 0..2; 3 is the child)
+    anchored = replace(on_meaning, meaning_loss="anchored")
+    assert batch_loss(gap, t, anchored, meaning=gap).item() == pytest.approx(
+        2 * (float(np.log1p(np.exp(-0.25))) + (1 + 0 + 1) / 3)
+    )
 
 
 def test_the_meaning_detector_calls_corruptions_errors_and_their_parents_clean():
@@ -173,7 +179,7 @@ def test_the_meaning_detector_calls_corruptions_errors_and_their_parents_clean()
     )
     assert detection_loss(right, t.parent) < detection_loss(wrong, t.parent)
     assert torch.isfinite(detection_loss(torch.zeros(5), t.parent))
-    with pytest.raises(XLScoreError, match="meaning_loss must be one of margin, detect"):
+    with pytest.raises(XLScoreError, match="meaning_loss must be one of margin, anchored, detect"):
         Recipe(meaning_loss="hinge")
 
 

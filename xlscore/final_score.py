@@ -40,17 +40,29 @@ PAIRS_PER_BATCH = 256
 
 
 def estimator_score(
-    estimate: Values, *, foreign: Values, similarity: Values | None, weight: float, floor: float
+    estimate: Values,
+    *,
+    foreign: Values,
+    similarity: Values | None,
+    weight: float,
+    floor: float,
+    findings: Values | None = None,
+    check_weight: float = 0.0,
 ) -> Values:
     """The score of a non-empty translation from its estimate (numbers or arrays alike):
     ``estimate - weight * (1 - similarity)`` for an estimator with a similarity weight, else
     the estimate pulled towards ``floor`` by the share of ``foreign`` words (the similarity
-    carries that penalty itself)."""
+    carries that penalty itself); minus ``check_weight`` per reliable check finding
+    (``findings``, :func:`xlscore.estimator.checks.reliable_findings`)."""
+    if check_weight and findings is None:
+        raise XLScoreError("a check weight needs the checks' findings")
     if weight:
         if similarity is None:
             raise XLScoreError("a similarity weight needs the similarity")
-        return estimate - weight * (1.0 - similarity)
-    return penalised(estimate, foreign, floor)
+        score = estimate - weight * (1.0 - similarity)
+    else:
+        score = penalised(estimate, foreign, floor)
+    return score - check_weight * findings if check_weight else score
 
 
 class FinalScore:
@@ -83,19 +95,34 @@ class FinalScore:
         ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
         being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
         with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
-        floor by the share of foreign words. An empty translation or source gets the lowest
-        score there is: the floor, minus ``2 * w`` (the similarity's range is [-1, 1])."""
+        floor by the share of foreign words. An estimator's ``check_weight`` ``b`` subtracts
+        ``b`` per reliable check finding (:func:`xlscore.estimator.checks.reliable_findings`).
+        An empty translation or source gets the lowest score there is: the floor, minus
+        ``2 * w`` (the similarity's range is [-1, 1])."""
         if self.estimator is None:
             raise XLScoreError("this scorer has no estimator")
         floor, w = self.estimator.floor, self.estimator.similarity_weight
+        b = self.estimator.check_weight
         sources, seen = corpus.texts()
-        estimates = self.estimator.estimate(sources, corpus.given or seen, checked=True)
+        translations = corpus.given or seen
+        estimates = self.estimator.estimate(sources, translations, checked=True)
         similarity = self.similarity(corpus) if w else [None] * len(results)
+        findings: list[int | None] = [None] * len(results)
+        if b:
+            from xlscore.estimator.checks import reliable_findings
+
+            findings = [reliable_findings(s, t) for s, t in zip(sources, translations)]
         out = []
-        for r, e, sim in zip(results, estimates, similarity):
+        for r, e, sim, found in zip(results, estimates, similarity, findings):
             empty = "empty" in r.flags or "empty_source" in r.flags
             score = estimator_score(
-                e.score, foreign=r.foreign, similarity=sim, weight=w, floor=floor
+                e.score,
+                foreign=r.foreign,
+                similarity=sim,
+                weight=w,
+                floor=floor,
+                findings=found,
+                check_weight=b,
             )
             out.append(
                 replace(

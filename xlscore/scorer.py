@@ -596,6 +596,8 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         est = self.estimator.signature() if self.estimator is not None else "est:no"
         if d["similarity"] is not None and self.estimator is not None:
             est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
+        if self.estimator is not None and self.estimator.check_weight:
+            est += f"-{self.estimator.check_weight:g}*checks"
         parts = [
             f"xlscore:{d['version']}",
             est,

@@ -281,6 +281,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
     est.similarity_weight = args.similarity_weight
     est.meaning_blend = args.meaning_blend
+    est.check_weight = args.check_weight
     path = est.save(out, name=args.name)
     remove_checkpoint(checkpoint)
     print(

@@ -200,6 +200,14 @@ def build_parser() -> argparse.ArgumentParser:
         "shipped estimator has 10, chosen on validation data)",
     )
     p.add_argument(
+        "--check-weight",
+        type=at_least(0, float),
+        default=0.0,
+        metavar="B",
+        help="the score loses B per finding of the checks that measured precise on "
+        "machine output (numbers, a dropped negation); default 0",
+    )
+    p.add_argument(
         "--meaning-blend",
         type=at_least(0, float),
         default=0.0,

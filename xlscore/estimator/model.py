@@ -18,7 +18,9 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
 cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
 (:meth:`xlscore.scorer.XLScorer.apply_estimator`) — the blend that validation chose to make the
-score notice meaning errors the fine-tuned pass alone misses.
+score notice meaning errors the fine-tuned pass alone misses. A ``check_weight`` ``b``
+subtracts ``b`` per finding of the checks that measured precise on machine output
+(:func:`xlscore.estimator.checks.reliable_findings`: numbers, a dropped negation).
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
 (sources, translations), ``save`` and ``load``. Predictions are deterministic and bit-identical
@@ -193,6 +195,8 @@ class QualityEstimator:
         # weight of the cross-lingual similarity the scorer adds to the prediction (0: none);
         # see XLScorer.apply_estimator
         self.similarity_weight = 0.0
+        # what the scorer subtracts per reliable check finding (0: none); same place
+        self.check_weight = 0.0
         self.name = "untrained"
         self.digest: str | None = None
         self.path: Path | None = None
@@ -214,6 +218,7 @@ class QualityEstimator:
             "base_fingerprint": self.base_fingerprint,
             "precision": self.arithmetic,
             "similarity_weight": self.similarity_weight,
+            "check_weight": self.check_weight,
             "meaning_blend": self.meaning_blend,
         }
 
@@ -632,6 +637,8 @@ class QualityEstimator:
         }
         if self.similarity_weight:
             meta["similarity_weight"] = self.similarity_weight
+        if self.check_weight:
+            meta["check_weight"] = self.check_weight
         if self.meaning_blend:
             meta["meaning_blend"] = self.meaning_blend
         tmp = path.with_name(f".{path.name}.tmp")
@@ -691,7 +698,7 @@ class QualityEstimator:
         missing += [f"{h}.{k}" for h in heads for k in layers if f"{h}.{k}" not in tensors]
         if missing:
             raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
-        for key in ("similarity_weight", "meaning_blend"):
+        for key in ("similarity_weight", "check_weight", "meaning_blend"):
             value = meta.get(key, 0.0)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
@@ -700,6 +707,7 @@ class QualityEstimator:
             raise ModelError(f"estimator file {path} has a meaning_blend but no meaning head")
         est = cls(meta["base"], recipe=recipe, device=device, precision=precision)
         est.similarity_weight = float(meta.get("similarity_weight", 0.0))
+        est.check_weight = float(meta.get("check_weight", 0.0))
         est.meaning_blend = float(meta.get("meaning_blend", 0.0))
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(

@@ -16,8 +16,9 @@
   (:mod:`xlscore.estimator.corruptions`) are never regression targets: each only has to score below
   the translation it was made from, by ``synthetic_margin`` (weight ``synthetic_weight`` on
   the score, ``meaning_weight`` on the meaning head's output, which nothing else trains; with
-  ``meaning_loss="detect"`` that head learns instead to tell each corruption from the
-  translation it was made from, :func:`detection_loss`).
+  ``meaning_loss="anchored"`` the real translations' outputs are also pulled to 0, with
+  ``"detect"`` that head learns instead to tell each corruption from the translation it was
+  made from, :func:`detection_loss`).
   With a word head (``word_weight`` > 0), a cross-entropy over the translation's pieces (OK /
   minor / major error) is added: the raters' error spans where they exist, the corrupted
   characters of each corruption.
@@ -166,9 +167,12 @@ LEGACY = {
 
 #: how the meaning head learns from the corruptions: ``margin``, each corruption below the
 #: translation it was made from (an unbounded output that orders translations of one source
-#: only); ``detect``, a corruption detector (logistic loss: a corruption is wrong, the
-#: translation it was made from is not), whose output is log P(no meaning error), at most 0
-MEANING_LOSSES = ("margin", "detect")
+#: only); ``anchored``, the same margins with the real translations' outputs pulled to 0 (a
+#: squared penalty), so that the output is about 0 unless the head sees an error and the scores
+#: of different sources stay comparable; ``detect``, a corruption detector (logistic loss: a
+#: corruption is wrong, the translation it was made from is not), whose output is log P(no
+#: meaning error), at most 0
+MEANING_LOSSES = ("margin", "anchored", "detect")
 
 
 def _corruption_kinds() -> tuple[str, ...]:
@@ -461,7 +465,8 @@ def batch_loss(
         if recipe.meaning_loss == "detect":
             loss = loss + recipe.meaning_weight * detection_loss(meaning, t.parent)
         else:
-            loss = loss + recipe.meaning_weight * margin_loss(meaning)
+            anchor = meaning[~child].pow(2).mean() if recipe.meaning_loss == "anchored" else 0
+            loss = loss + recipe.meaning_weight * (margin_loss(meaning) + anchor)
     if (
         recipe.word_weight
         and word_logits is not None

@@ -55,7 +55,14 @@ from xlscore.estimator.checks.negation import _check_negation
 from xlscore.estimator.checks.numbers import _check_numbers
 from xlscore.estimator.checks.translit import name_matches, transliterate
 
-__all__ = ["CHECKS", "Finding", "find_mismatches", "name_matches", "transliterate"]
+__all__ = [
+    "CHECKS",
+    "Finding",
+    "find_mismatches",
+    "name_matches",
+    "reliable_findings",
+    "transliterate",
+]
 
 CHECKS = ("number", "name", "negation")
 
@@ -88,3 +95,15 @@ def _in_bounds(f: Finding, n_src: int, n_tr: int) -> bool:
 
 
 _CHECK_FUNCTIONS = {"number": _check_numbers, "name": _check_names, "negation": _check_negation}
+
+
+def reliable_findings(source: str, translation: str) -> int:
+    """How many findings of the checks that measured precise on machine output (above) one
+    pair has: numbers, and a negation of the source missing from the translation (not the
+    restricted "negation added" rule, nor names). What an estimator's ``check_weight``
+    subtracts from the score, per finding."""
+    return sum(
+        1
+        for f in find_mismatches(source, translation, ("number", "negation"))
+        if f.check == "number" or f.span is None
+    )
