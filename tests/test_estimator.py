@@ -540,9 +540,7 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
         QualityEstimator.load(cut)
 
 
-def test_a_meaning_detector_says_log_p_clean_and_keeps_its_kind_in_the_file(
-    unigram_dir, tmp_path
-):
+def test_a_meaning_detector_says_log_p_clean_and_keeps_its_kind_in_the_file(unigram_dir, tmp_path):
     recipe = replace(
         RECIPE,
         synthetic=0.5,

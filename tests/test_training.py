@@ -165,7 +165,9 @@ def test_the_meaning_detector_calls_corruptions_errors_and_their_parents_clean()
         group=torch.tensor([0, 0, 1, -1, -1]),
         parent=torch.tensor([-1, -1, -1, 0, 0]),
     )
-    detect = Recipe(rank_weight=0.0, synthetic_weight=0.0, meaning_weight=1.0, meaning_loss="detect")
+    detect = Recipe(
+        rank_weight=0.0, synthetic_weight=0.0, meaning_weight=1.0, meaning_loss="detect"
+    )
     # P(clean) of rows 0..4: row 0 the parent, 3 and 4 its corruptions; 1 and 2 are not used
     p = torch.tensor([0.8, 0.01, 0.99, 0.3, 0.6])
     want = -(np.log(0.8) + np.log(0.7) + np.log(0.4)) / 3
@@ -174,8 +176,9 @@ def test_the_meaning_detector_calls_corruptions_errors_and_their_parents_clean()
     )
     assert detection_loss(torch.log(p), t.parent).item() == pytest.approx(want, rel=1e-5)
     # the right answer costs less than the wrong one; a confident corruption stays finite
-    right, wrong = torch.log(torch.tensor([0.99, 0.5, 0.5, 0.01, 0.01])), torch.log(
-        torch.tensor([0.01, 0.5, 0.5, 0.99, 0.99])
+    right, wrong = (
+        torch.log(torch.tensor([0.99, 0.5, 0.5, 0.01, 0.01])),
+        torch.log(torch.tensor([0.01, 0.5, 0.5, 0.99, 0.99])),
     )
     assert detection_loss(right, t.parent) < detection_loss(wrong, t.parent)
     assert torch.isfinite(detection_loss(torch.zeros(5), t.parent))

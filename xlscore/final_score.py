@@ -54,15 +54,17 @@ def estimator_score(
     the estimate pulled towards ``floor`` by the share of ``foreign`` words (the similarity
     carries that penalty itself); minus ``check_weight`` per reliable check finding
     (``findings``, :func:`xlscore.estimator.checks.reliable_findings`)."""
-    if check_weight and findings is None:
-        raise XLScoreError("a check weight needs the checks' findings")
     if weight:
         if similarity is None:
             raise XLScoreError("a similarity weight needs the similarity")
         score = estimate - weight * (1.0 - similarity)
     else:
         score = penalised(estimate, foreign, floor)
-    return score - check_weight * findings if check_weight else score
+    if not check_weight:
+        return score
+    if findings is None:
+        raise XLScoreError("a check weight needs the checks' findings")
+    return score - check_weight * findings
 
 
 class FinalScore:

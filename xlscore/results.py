@@ -31,9 +31,10 @@ class ScoreResult:
     scorer has one; ``score`` is then this value pulled to the estimator's floor by foreign
     text or, for an estimator with a ``similarity_weight`` ``w``, ``estimate - w * (1 -
     similarity)``; an estimator's ``check_weight`` ``b`` subtracts ``b`` per reliable check
-    finding, :func:`xlscore.estimator.checks.reliable_findings`). ``adequacy``: the part of ``estimate`` that the estimator's alignment
-    features and word head contribute (``estimate - adequacy`` is its sentence head's part;
-    ``None`` without an estimator, 0 for an estimator without those parts). ``similarity``: the
+    finding, :func:`xlscore.estimator.checks.reliable_findings`). ``adequacy``: the part of
+    ``estimate`` that the estimator's alignment features and word head contribute (``estimate -
+    adequacy`` is its sentence head's part; ``None`` without an estimator, 0 for an estimator
+    without those parts). ``similarity``: the
     cross-lingual all-words BERTScore F1 of the multilingual encoder, foreign text penalised,
     that ``similarity_weight`` blends into ``score`` (``None`` when not used).
     ``error_spans``: where the estimator's word head sees errors in the translation
