@@ -23,14 +23,17 @@ test fold.
     python experiments/estimator.py run --data-dir ../shared/data --variant ce-noit --no-it \
         --folds lodo-qe22,lodo-news,cv-news
     python experiments/estimator.py baselines --data-dir ../shared/data
-    python experiments/estimator.py compress --data-dir ../shared/data --variant ce
+    python experiments/estimator.py compress --data-dir ../shared/data --variant ce \
+        [--shipped-only]
     python experiments/estimator.py report --data-dir ../shared/data --suffix r64b8
     python experiments/estimator.py export --data-dir ../shared/data --variant ce
 
 ``run`` saves each fold (the uncompressed delta and the predictions) under
 ``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and
-skips finished folds when started again; ``report`` (:mod:`estimator_report`) writes
-``results/estimator.md`` and ``.csv`` from whatever has been run. A fold takes 10-25 minutes
+skips finished folds when started again; ``compress`` predicts with the delta compressed at
+every rank and width (``--shipped-only``: at the shipped rank, int8, what ``export`` reads);
+``report`` (:mod:`estimator_report`) writes ``results/estimator.md`` and ``.csv`` from whatever
+has been run. A fold takes 10-25 minutes
 on 2 CPU cores with the sentence head alone, 45-90 minutes with the adequacy recipe (DA
 pairs, corruptions, features, word head).
 """
@@ -316,7 +319,10 @@ def cmd_compress(args, sets) -> None:
             continue
         _, test = fold_split(sets, fold, cfg)
         print(f"{args.variant}/{fold}")
-        compress_fold(out, test, RANKS, bits=(8, 16))
+        if args.shipped_only:
+            compress_fold(out, test, (args.ship_rank,))
+        else:
+            compress_fold(out, test, RANKS, bits=(8, 16))
 
 
 def cmd_soup(args, sets) -> None:
@@ -616,6 +622,11 @@ def main() -> None:
     )
     ap.add_argument("--it-sample", type=int, default=IT_SAMPLE)
     ap.add_argument("--ship-rank", type=int, default=Recipe().delta_rank)
+    ap.add_argument(
+        "--shipped-only",
+        action="store_true",
+        help="compress: only the shipped rank (int8), not every rank and width",
+    )
     ap.add_argument("--suffix", default="full", help="report: which predictions (full, r64b8)")
     ap.add_argument("--note", default="")
     ap.add_argument("--quiet", action="store_true")
