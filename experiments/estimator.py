@@ -33,9 +33,8 @@ test fold.
 skips finished folds when started again; ``compress`` predicts with the delta compressed at
 every rank and width (``--shipped-only``: at the shipped rank, int8, what ``export`` reads);
 ``report`` (:mod:`estimator_report`) writes ``results/estimator.md`` and ``.csv`` from whatever
-has been run. A fold takes 10-25 minutes
-on 2 CPU cores with the sentence head alone, 45-90 minutes with the adequacy recipe (DA
-pairs, corruptions, features, word head).
+has been run. A fold takes 10-25 minutes on 2 CPU cores with the sentence head alone, 45-90
+minutes with the adequacy recipe (DA pairs, corruptions, features, word head).
 """
 
 from __future__ import annotations
