@@ -316,22 +316,38 @@ def test_spans_point_into_the_translation_as_given(extended):
     assert all(given[s.start : s.end] == s.text for s in e.error_spans)
 
 
+def _saved_with(trained, path, **weights):
+    """``trained`` saved to ``path`` with ``weights`` set (and then put back as they were),
+    loaded again from the file in float32."""
+    before = {k: getattr(trained, k) for k in weights}
+    for k, v in weights.items():
+        setattr(trained, k, v)
+    try:
+        saved = trained.save(path)
+    finally:
+        for k, v in before.items():
+            setattr(trained, k, v)
+    return QualityEstimator.load(saved, precision="fp32")
+
+
+def _museum_lexicon(tmp_path):
+    """A one-word dictionary (музей: museum), enough for the scorer's anchors."""
+    from xlscore import Lexicon
+
+    (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
+    return Lexicon.from_tsv(tmp_path / "lex.tsv")
+
+
 def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     trained, tmp_path, e5, minilm
 ):
-    from xlscore import Lexicon, XLScorer
+    from xlscore import XLScorer
 
     src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
     mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
-    trained.similarity_weight = 2.5
-    try:
-        path = trained.save(tmp_path / "sim.safetensors")
-    finally:
-        trained.similarity_weight = 0.0
-    est = QualityEstimator.load(path, precision="fp32")
+    est = _saved_with(trained, tmp_path / "sim.safetensors", similarity_weight=2.5)
     assert est.similarity_weight == 2.5 and est.describe()["similarity_weight"] == 2.5
-    (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
-    lexicon = Lexicon.from_tsv(tmp_path / "lex.tsv")
+    lexicon = _museum_lexicon(tmp_path)
     scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est)
     res = scorer.score(src, mt)
     # the similarity is exactly the multilingual all-words score of the paper's method
@@ -391,29 +407,23 @@ def test_the_score_formula_is_one_function_for_numbers_and_arrays():
 
 
 def test_a_check_weight_costs_each_reliable_finding_in_the_score(trained, tmp_path, e5, minilm):
-    from xlscore import Lexicon, XLScorer
+    from xlscore import XLScorer
     from xlscore.estimator.checks import reliable_findings
 
     src = ["Sales rose by 5% in 2020.", "He did not come.", "The museum opens at 9."]
     mt = ["Продажи выросли на 7% в 2021 году.", "Он пришёл.", "Музей открывается в 9."]
     found = [reliable_findings(s, t) for s, t in zip(src, mt)]
     assert found[0] >= 2 and found[1] == 1 and found[2] == 0
-    trained.check_weight = 0.75
-    try:
-        path = trained.save(tmp_path / "chk.safetensors")
-    finally:
-        trained.check_weight = 0.0
-    est = QualityEstimator.load(path, precision="fp32")
+    est = _saved_with(trained, tmp_path / "chk.safetensors", check_weight=0.75)
     assert est.check_weight == 0.75 and est.describe()["check_weight"] == 0.75
-    (tmp_path / "lex.tsv").write_text("музей\tmuseum\n", encoding="utf-8")
-    lexicon = Lexicon.from_tsv(tmp_path / "lex.tsv")
+    lexicon = _museum_lexicon(tmp_path)
     scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est)
     res = scorer.score(src, mt)
     bare = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
     for r, b, n in zip(res, bare.score(src, mt), found):
         assert r.score == pytest.approx(b.score - 0.75 * n, abs=1e-9)
     assert "-0.75*checks" in scorer.signature() and "checks" not in bare.signature()
-    _rewritten(path, tmp_path / "neg.safetensors", check_weight=-1)
+    _rewritten(est.path, tmp_path / "neg.safetensors", check_weight=-1)
     with pytest.raises(ModelError, match="bad check_weight -1"):
         QualityEstimator.load(tmp_path / "neg.safetensors")
 
