@@ -8,19 +8,22 @@ shipped (the gate's challenge reference).
         --weights 0,1,2,3,5,10
 
 Needs the fold's model in the experiment cache (``estimator.py run``); writes
-``results/challenge-weights-VARIANT.md`` (``-mBLEND`` added with a blend). The rows read which
-weight, if any, would bring the model to the gate's challenge rule before its other fold is
-trained.
+``results/challenge-weights-VARIANT.md`` (``-FOLD`` added for a fold other than lodo-qe22, whose
+model is the one that would ship; ``-mBLEND`` with a blend). The rows read which weight, if any,
+would bring the model to the gate's challenge rule before its other fold is trained. A model
+with a meaning head also gets that head's own wins (its output alone) and its mean output on
+the good and on the bad translations.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
 from _results import write_markdown
 from combine import challenge_signals, weights
 from estimator import CACHE
-from estimator_tables import challenge_rows
+from estimator_tables import challenge_rows, fold_challenge
 from gate import CHALLENGE_FLOOR, REFERENCES, challenge_wins, reference_file
 
 from xlscore.evaluation.gate import challenge_regressions
@@ -59,6 +62,19 @@ def main() -> None:
         + " | ".join(f"**{sum(t)}**" for t in table)
         + f" | **{sum(floor.values())}** |"
     )
+    meaning = np.array(fold_challenge(folder, cases)["meaning"])
+    if meaning.any():  # a meaning head: what it says alone
+        n = len(cases)
+        alone = challenge_rows(cases, meaning, None)
+        lines[1] += " --- |"
+        lines[0] += " meaning head alone |"
+        for j, c in enumerate(cats):
+            lines[2 + j] += f" {int(alone[c][0])} |"
+        lines[-1] += f" **{sum(int(v[0]) for v in alone.values())}** |"
+        lines.append(
+            f"\nThe meaning head's mean output: {meaning[:n].mean():+.3f} on the good "
+            f"translations, {meaning[n:].mean():+.3f} on the bad ones."
+        )
     passing = [f"{w:g}" for w, b in zip(args.weights, below) if not b]
     verdict = (
         f"weights {', '.join(passing)} keep every category at or above `{ref.name}`"
@@ -74,7 +90,11 @@ def main() -> None:
         + "\n".join(lines)
         + f"\n\nVerdict of the grid: {verdict}.\n"
     )
-    name = f"challenge-weights-{args.variant}" + (f"-m{args.blend:g}" if args.blend else "")
+    name = (
+        f"challenge-weights-{args.variant}"
+        + (f"-{args.fold}" if args.fold != "lodo-qe22" else "")
+        + (f"-m{args.blend:g}" if args.blend else "")
+    )
     write_markdown(name, body, title="Challenge set by similarity weight")
 
 
