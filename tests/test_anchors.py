@@ -4,7 +4,14 @@ import pytest
 
 from xlscore import Lexicon
 from xlscore.encoders.words import normalize_text, split_words
-from xlscore.metric.anchors import find_anchors, is_cyrillic, is_latin, is_number, name_like
+from xlscore.metric.anchors import (
+    find_anchors,
+    is_cyrillic,
+    is_latin,
+    is_number,
+    is_russian_script,
+    name_like,
+)
 
 ISSUE_EN = (
     "He had learned that lesson yesterday when he had come home to find those terrible "
@@ -94,11 +101,23 @@ def test_wrong_language_is_flagged(small):
     assert a.flags == ("wrong_language",)
     a, _ = anchors(small, "The old dog saw the cat.", "老狗看见了猫。")
     assert a.flags == ("wrong_language",)
+    # Ukrainian is Cyrillic, but its own letters are not Russian: those words are foreign
+    a, _ = anchors(
+        small, "The old dog saw the cat.", "Старий пес побачив кішку на їхньому подвір'ї."
+    )
+    assert 0 < a.foreign < 1 and a.foreign_at
+    a, _ = anchors(small, "The old dog saw the cat.", "Ії їхні є ґанок і її.")
+    assert a.flags == ("wrong_language",)
+    ru, _ = anchors(small, "The old dog saw the cat.", "Старый пёс увидел кошку во дворе.")
+    assert ru.foreign == 0 and not ru.flags
 
 
 def test_word_classes():
     assert is_number("300") and not is_number("3a")
     assert is_latin("iPhone12") and not is_latin("кот") and is_cyrillic("Ёж")
+    assert is_russian_script("Ёж") and is_russian_script("съезд2")
+    assert is_cyrillic("Бразилії") and not is_russian_script("Бразилії")
+    assert not is_russian_script("ґанок") and not is_russian_script("Југославија")
     heads = {"apple", "the"}
     assert name_like("NATO", True, heads) and name_like("Apple", False, heads)
     assert not name_like("Apple", True, heads) and name_like("Zyxel", True, heads)

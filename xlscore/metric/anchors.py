@@ -10,7 +10,9 @@ k-th).
 Copying English into the translation earns nothing: a translatable English word on the Russian
 side (one of the English word list, not a name or an acronym) never anchors, and the share
 of such *foreign* words is reported so that the scorer can penalise it; a translation that is
-mostly foreign is flagged ``untranslated`` (it copies the source) or ``wrong_language``.
+mostly foreign is flagged ``untranslated`` (it copies the source) or ``wrong_language``. A
+word is foreign when it is in another script or has Cyrillic letters that Russian does not
+(Ukrainian ``і``, ``ї``, ``є``, ``ґ``, Belarusian ``ў``, Serbian ``ј``...).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ _LETTER = regex.compile(r"\p{L}")
 _NUMBER = regex.compile(r"^\p{N}+$")
 _LATIN_WORD = regex.compile(r"^[\p{Latin}\p{M}\p{N}]*\p{Latin}[\p{Latin}\p{M}\p{N}]*$")
 _CYRILLIC_WORD = regex.compile(r"^[\p{Cyrillic}\p{M}\p{N}]*\p{Cyrillic}[\p{Cyrillic}\p{M}\p{N}]*$")
+# Cyrillic letters the Russian alphabet does not have: a word with one is another language's
+# (Ukrainian і ї є ґ, Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, ...)
+_NOT_RUSSIAN = regex.compile(r"[^\P{Cyrillic}а-яёА-ЯЁ\p{M}]")
 
 FOREIGN_FLAG_SHARE = 0.5
 
@@ -71,6 +76,12 @@ def is_latin(word: str) -> bool:
 def is_cyrillic(word: str) -> bool:
     """A Cyrillic word (digits allowed)."""
     return bool(_CYRILLIC_WORD.match(word))
+
+
+def is_russian_script(word: str) -> bool:
+    """A Cyrillic word whose letters are all of the Russian alphabet (digits allowed): not,
+    e.g., Ukrainian ``Бразилії``."""
+    return is_cyrillic(word) and not _NOT_RUSSIAN.search(word)
 
 
 def name_like(
@@ -146,7 +157,7 @@ def find_anchors(
     }
     en_folded = [e.casefold() for e in en_words]
     letter_words = [w for w in ru_words if _LETTER.search(w)]
-    mostly_russian = sum(map(is_cyrillic, letter_words)) * 2 >= len(letter_words)
+    mostly_russian = sum(map(is_russian_script, letter_words)) * 2 >= len(letter_words)
 
     edges: list[list[int]] = []
     same: list[set[int]] = []
@@ -155,7 +166,7 @@ def find_anchors(
     for i, w in enumerate(ru_words):
         cands: set[int] = set()
         folded = w.casefold()
-        if is_cyrillic(w):
+        if is_russian_script(w):
             for t in translations(w):
                 cands.update(positions.get(t, ()))
         elif is_number(w) or is_latin(w):
@@ -171,7 +182,7 @@ def find_anchors(
                 foreign_at.append(i)
                 copied += folded in en_folded
         elif _LETTER.search(w):
-            foreign_at.append(i)  # another script
+            foreign_at.append(i)  # another script, or another language's Cyrillic letters
         edges.append(sorted(cands))
         same.append(cands if not is_cyrillic(w) else set())
 
