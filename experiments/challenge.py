@@ -7,7 +7,10 @@ fall.
         --estimator adq-lodo-news=experiments/.cache/estimator/adq/lodo-news/full.safetensors
 
 Writes experiments/results/challenge.md (the table in the README). ``--estimator NAME=PATH``
-adds a column for a trained estimator file (e.g. each variant of the estimator protocol).
+adds a column for a trained estimator file (e.g. each variant of the estimator protocol);
+``--estimator-alone NAME=PATH`` one for the file's estimate alone: its similarity weight, check
+weight and meaning blend set to 0 (the estimate pulled towards the floor by the share of
+foreign words, as an estimator without a similarity is used).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from _results import write_markdown
 
 from xlscore import Encoder, Lexicon, XLScorer
+from xlscore.estimator.model import QualityEstimator
 from xlscore.evaluation.challenge import read_challenge, run_challenge
 
 DEFAULT = Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
@@ -73,6 +77,14 @@ def main() -> None:
         metavar="NAME=PATH",
         help="add a column for a trained estimator file (repeat)",
     )
+    ap.add_argument(
+        "--estimator-alone",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="add a column for a trained estimator file's estimate alone: no similarity, "
+        "checks or meaning blend (repeat)",
+    )
     args = ap.parse_args()
     cases = read_challenge(args.data)
     lexicon = Lexicon.mueller7()
@@ -92,6 +104,11 @@ def main() -> None:
     for spec in args.estimator:
         name, _, path = spec.partition("=")
         scorers[name] = XLScorer(en_model=en, ru_model=ru, lexicon=lexicon, estimator=path)
+    for spec in args.estimator_alone:
+        name, _, path = spec.partition("=")
+        est = QualityEstimator.load(path)
+        est.similarity_weight = est.check_weight = est.meaning_blend = 0.0
+        scorers[name] = XLScorer(en_model=en, ru_model=ru, lexicon=lexicon, estimator=est)
     tables = {name: run_challenge(s, cases) for name, s in scorers.items()}
     body = [
         f"{len(cases)} pairs of translations of {len({c.case for c in cases})} sources, "

@@ -55,6 +55,28 @@ def stat(rows, pred, name: str, n_boot: int = 0):
     return a[name]
 
 
+def fold_signals(sets: dict, variant: dict[str, str], suffix: str) -> dict[str, tuple]:
+    """Per LODO fold (``variant``: the variant whose fold to read), its held-out test rows and
+    their signals: the estimate (predictions ``suffix``), the e5 F1, the reliable check
+    findings and the meaning head's output (zeros without a meaning head)."""
+    data = {}
+    for fold, test in TEST.items():
+        cfg = json.loads((CACHE / variant[fold] / "config.json").read_text())
+        f = CACHE / variant[fold] / fold / f"pred-{suffix}.npy"
+        if not f.exists():
+            raise SystemExit(f"missing {f}: run estimator.py run first")
+        rows = fold_split(sets, fold, cfg)[1]
+        parts = np.load(f.with_name(f"parts-{suffix}.npy"))
+        data[fold] = (
+            rows,
+            np.load(f),
+            e5_similarity(sets, test)[0],
+            np.array([reliable_findings(r.source, r.translation) for r in rows]),
+            parts[:, 2] if parts.shape[1] > 2 else np.zeros(len(rows)),
+        )
+    return data
+
+
 def challenge_signals(folder: Path, blend: float = 0.0):
     """Estimator scores (from the fold's saved challenge predictions, plus ``blend`` x its
     meaning head's output), e5 F1 and findings of the challenge set's good and bad
@@ -167,23 +189,8 @@ def main() -> None:
         help="grid of the meaning head's weight, comma-separated (variants with a meaning head)",
     )
     args = ap.parse_args()
-    sets = load_sets(args.data_dir)
     variant = {"lodo-news": args.variant, "lodo-qe22": args.qe22_variant or args.variant}
-    data = {}
-    for fold, test in TEST.items():
-        cfg = json.loads((CACHE / variant[fold] / "config.json").read_text())
-        f = CACHE / variant[fold] / fold / f"pred-{args.suffix}.npy"
-        if not f.exists():
-            raise SystemExit(f"missing {f}: run estimator.py run first")
-        rows = fold_split(sets, fold, cfg)[1]
-        parts = np.load(f.with_name(f"parts-{args.suffix}.npy"))
-        data[fold] = (
-            rows,
-            np.load(f),
-            e5_similarity(sets, test)[0],
-            np.array([reliable_findings(r.source, r.translation) for r in rows]),
-            parts[:, 2] if parts.shape[1] > 2 else np.zeros(len(rows)),
-        )
+    data = fold_signals(load_sets(args.data_dir), variant, args.suffix)
     grid = list(itertools.product(args.e5_weights, args.check_weights))
     lines = [
         "| fold (test set) | weights (meaning, e5 F1, checks) chosen on | m | a | b | statistic | "

@@ -243,7 +243,8 @@ def cmd_run(args, sets) -> None:
         est = QualityEstimator(recipe=recipe)
         est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt")
         est.save(out / "full.safetensors", name=f"{args.variant}-{fold}")
-        minutes = (time.time() - t0) / 60
+        # a resumed run: its training loop's time over every part (the log carries it on)
+        minutes = max(time.time() - t0, est.log.seconds) / 60
         save_estimates(out, "full", est, test)
         (out / "log.json").write_text(
             json.dumps(
