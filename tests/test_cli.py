@@ -14,6 +14,11 @@ import numpy as np
 import pytest
 from conftest import DEMO, read_demo, run_cli
 
+from xlscore.estimator.model import shipped
+
+#: the default estimator as signatures name it
+EST = f"est:{shipped().name}#{shipped().sha256[:8]}"
+
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
 
@@ -75,7 +80,7 @@ def scored_tsv(tmp_path_factory):
 def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     out, r = scored_tsv
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("# xlscore:0.1.0|est:adq-e5s#") and " inputs:" in lines[0]
+    assert lines[0].startswith(f"# xlscore:0.1.0|{EST}@") and " inputs:" in lines[0]
     rows = list(csv.DictReader(lines[1:], delimiter="\t"))
     data = [x for x in rows if x["segment"] != "system"]
     assert len(data) == 12 * 4
@@ -393,7 +398,7 @@ def test_evaluate_on_judged_demo_data(tmp_path, tiny_models):
     r = ok(cli("evaluate", "--data", data, "--n-boot", "100", "--quiet"))
     assert "48 translations, 4 systems, 12 segments" in r.stdout
     assert "per-segment Kendall" in r.stdout and "global Spearman" in r.stdout
-    assert "the paper's method (anchor F1)" in r.stdout and "est:adq-e5s#" in r.stdout
+    assert "the paper's method (anchor F1)" in r.stdout and EST in r.stdout
     j = ok(
         cli(
             "evaluate",

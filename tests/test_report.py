@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cli import ENGINES, SRC, cli, ok
+from test_cli import ENGINES, EST, SRC, cli, ok
 
 from xlscore import InputError, ScoreResult
 from xlscore.encoders.words import normalize_text
@@ -241,7 +241,7 @@ def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     )
     html = page.read_text(encoding="utf-8")
     assert "wrote" in r.stderr and "12 segments" in r.stderr
-    assert "C &lt;3" in html and "xlscore report -s" in html and "est:adq-e5s#" in html
+    assert "C &lt;3" in html and "xlscore report -s" in html and EST in html
     saved = tmp_path / "s.jsonl"
     ok(cli("score", *args, "--format", "json", "-o", saved))
     again = tmp_path / "again.html"
