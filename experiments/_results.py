@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import hashlib
 import os
 import shlex
 import sys
@@ -18,6 +19,18 @@ AVX2_ENV = {
     "MKL_ENABLE_INSTRUCTIONS": "AVX2",
     "FBGEMM_ENABLE_INSTRUCTIONS": "AVX2",
 }
+
+
+def code_digest() -> str:
+    """A short digest of the package's Python source: the key under which results computed
+    by the package's code (challenge-set wins, similarities) may be cached, so that a change
+    of a rule never reuses figures of the old one."""
+    h = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent / "xlscore"
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def cpu_name() -> str:

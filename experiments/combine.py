@@ -29,12 +29,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-from _results import write_markdown
+from _results import code_digest, write_markdown
 from estimator import CACHE, e5_similarity, fold_split, load_sets
 from estimator_tables import fold_challenge
 
 from xlscore.estimator.checks import reliable_findings
 from xlscore.evaluation.agreement import agreement
+from xlscore.io.cache import sha256_file
 
 E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
 CHECK_WEIGHTS = (0.0, 0.25, 0.5, 1.0)
@@ -84,11 +85,11 @@ def challenge_signals(folder: Path, blend: float = 0.0):
     from xlscore import XLScorer
     from xlscore.evaluation.challenge import read_challenge
 
-    cases = read_challenge(
-        Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
-    )
+    tsv = Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
+    cases = read_challenge(tsv)
     src, mt = [c.source for c in cases] * 2, [c.good for c in cases] + [c.bad for c in cases]
-    cache = CACHE / "baselines" / f"e5-all-challenge-{len(cases)}.npy"
+    key = f"{sha256_file(tsv)[:8]}-{code_digest()}"
+    cache = CACHE / "baselines" / f"e5-all-challenge-{key}.npy"
     if not cache.exists():
         res = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None).score(src, mt)
         np.save(cache, np.array([r.score for r in res]))

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import folds
 import numpy as np
-from _results import write_markdown
+from _results import code_digest, write_markdown
 from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
 
 from xlscore.errors import ModelError
@@ -134,11 +134,12 @@ def shipping(path: Path | None) -> Shipping:
 
 def challenge_wins(path: Path) -> dict[str, int]:
     """Challenge-set wins per category of the default scorer with this estimator file
-    (cached by the file's digest)."""
+    (cached by the digests of the file, the challenge set and the package's code)."""
     from xlscore import XLScorer
     from xlscore.evaluation.challenge import read_challenge, run_challenge
 
-    cache = CACHE.parent / "gate" / f"challenge-{sha256_file(path)[:16]}.json"
+    key = f"{sha256_file(path)[:16]}-{sha256_file(CHALLENGE)[:8]}-{code_digest()}"
+    cache = CACHE.parent / "gate" / f"challenge-{key}.json"
     if cache.exists():
         return json.loads(cache.read_text())
     table = run_challenge(XLScorer.offline(estimator=str(path)), read_challenge(CHALLENGE))
