@@ -45,15 +45,20 @@ STAT = {"news": "seg_kendall", "qe22": "global_spearman"}
 BLEND_TOLERANCE = 0.005
 
 
-def stat(rows, pred, name: str, n_boot: int = 0):
-    a = agreement(
+def stats(rows, pred, n_boot: int = 0) -> dict:
+    """Every agreement statistic of ``pred`` with the humans on these rows."""
+    return agreement(
         [r.seg_id for r in rows],
         [r.system for r in rows],
         [r.human for r in rows],
         list(pred),
         n_boot=n_boot,
     )
-    return a[name]
+
+
+def stat(rows, pred, name: str, n_boot: int = 0):
+    """The agreement statistic ``name`` of ``pred`` with the humans on these rows."""
+    return stats(rows, pred, n_boot)[name]
 
 
 def fold_signals(sets: dict, variant: dict[str, str], suffix: str) -> dict[str, tuple]:
@@ -121,42 +126,25 @@ def weights(text: str) -> tuple[float, ...]:
     return tuple(float(x) for x in text.split(","))
 
 
-def weight_table(data: dict, grid: tuple[float, ...]) -> list[str]:
-    """Every e5 weight of the grid (no checks) on each fold's held-out predictions: what
-    the choice traded."""
-    rows, pred, e5, *_ = data["lodo-news"]
-    q_rows, q_pred, q_e5, *_ = data["lodo-qe22"]
+def trade_table(
+    data: dict, grid: tuple[float, ...], signal: int, what: str, without: str
+) -> list[str]:
+    """Every weight of ``grid`` of one signal (``signal``: its place in a fold's tuple; the
+    signals ``without`` left out) on each fold's held-out predictions: what the choice
+    traded."""
+    news, qe22 = data["lodo-news"], data["lodo-qe22"]
     out = [
-        "Each e5 weight alone (no checks), on the held-out predictions of both folds:",
+        f"Each {what} alone ({without}), on the held-out predictions of both folds:",
         "",
-        "| e5 weight | newstest per-seg Kendall | newstest system Kendall | WMT22 dev Spearman |",
+        f"| {what} | newstest per-seg Kendall | newstest system Kendall | WMT22 dev Spearman |",
         "| --- | --- | --- | --- |",
     ]
-    for a in grid:
+    for x in grid:
+        on_news = stats(news[0], news[1] + x * news[signal])
+        on_qe22 = stat(qe22[0], qe22[1] + x * qe22[signal], "global_spearman")
         out.append(
-            f"| {a:g} | {stat(rows, pred + a * e5, 'seg_kendall').value:+.3f} "
-            f"| {stat(rows, pred + a * e5, 'sys_kendall').value:+.3f} "
-            f"| {stat(q_rows, q_pred + a * q_e5, 'global_spearman').value:+.3f} |"
-        )
-    return out
-
-
-def blend_table(data: dict, grid: tuple[float, ...]) -> list[str]:
-    """Every meaning blend of the grid (no e5, no checks) on each fold's held-out predictions."""
-    rows, pred, _, _, mean = data["lodo-news"]
-    q_rows, q_pred, _, _, q_mean = data["lodo-qe22"]
-    out = [
-        "Each meaning blend alone (no e5, no checks), on the held-out predictions of both folds:",
-        "",
-        "| meaning blend | newstest per-seg Kendall | newstest system Kendall "
-        "| WMT22 dev Spearman |",
-        "| --- | --- | --- | --- |",
-    ]
-    for m in grid:
-        out.append(
-            f"| {m:g} | {stat(rows, pred + m * mean, 'seg_kendall').value:+.3f} "
-            f"| {stat(rows, pred + m * mean, 'sys_kendall').value:+.3f} "
-            f"| {stat(q_rows, q_pred + m * q_mean, 'global_spearman').value:+.3f} |"
+            f"| {x:g} | {on_news['seg_kendall'].value:+.3f} "
+            f"| {on_news['sys_kendall'].value:+.3f} | {on_qe22.value:+.3f} |"
         )
     return out
 
@@ -209,8 +197,7 @@ def main() -> None:
         rows, pred, e5, chk, mean = data[fold]
         name = STAT[TEST[fold]]
         mixed = pred + m * mean + a * e5 - b * chk
-        alone = stat(rows, pred, name, 1000)
-        blend = stat(rows, mixed, name, 1000)
+        alone, blend = stats(rows, pred, 1000), stats(rows, mixed, 1000)
         cases, c_est, c_e5, c_chk = challenge_signals(CACHE / variant[fold] / fold)
         ch = ["", ""]
         if c_est is not None:
@@ -221,16 +208,14 @@ def main() -> None:
         lines.append(
             f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
             f"({v_stat}) | {m:g} | {a:g} | {b:g} | {name} | "
-            f"{alone} | {blend} | {ch[0]} | {ch[1]} |"
+            f"{alone[name]} | {blend[name]} | {ch[0]} | {ch[1]} |"
         )
         for extra in ("global_spearman", "sys_kendall") if TEST[fold] == "news" else ():
-            lines.append(
-                f"| | | | | | {extra} | {stat(rows, pred, extra, 1000)} | "
-                f"{stat(rows, mixed, extra, 1000)} | | |"
-            )
-    lines += ["", *weight_table(data, args.e5_weights)]
+            lines.append(f"| | | | | | {extra} | {alone[extra]} | {blend[extra]} | | |")
+    lines += ["", *trade_table(data, args.e5_weights, 2, "e5 weight", "no checks")]
     if args.meaning_blends != (0.0,):
-        lines += ["", *blend_table(data, args.meaning_blends)]
+        meaning = trade_table(data, args.meaning_blends, 4, "meaning blend", "no e5, no checks")
+        lines += ["", *meaning]
     body = (
         f"Predictions `{args.suffix}`; 95% bootstrap intervals "
         "over segments. Grid: m in "

@@ -27,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 from _results import write_markdown
-from combine import challenge_estimates, challenge_signals, fold_signals, stat, weights
+from combine import challenge_signals, fold_signals, stat, stats, weights
 from estimator import CACHE, load_sets
+from estimator_tables import fold_challenge
 from gate import CHALLENGE_FLOOR, REFERENCES, challenge_wins, reference_file
 
 MEANING = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
@@ -61,8 +62,8 @@ def main() -> None:
     cases, c_est, c_e5, c_chk = challenge_signals(folder)
     if c_est is None:
         raise SystemExit(f"{folder}: no saved challenge predictions (estimator.py run)")
-    c_mean = challenge_estimates(folder, cases, 1.0) - c_est
-    cats = np.array([c.phenomenon for c in cases] * 2)
+    c_mean = np.array(fold_challenge(folder, cases)["meaning"])
+    cats = np.array([c.phenomenon for c in cases])
     n = len(cases)
     floor = challenge_wins(reference_file(next(r for r in REFERENCES if r.name == CHALLENGE_FLOOR)))
     n_rows, n_pred, n_e5, n_chk, n_mean = data["lodo-news"]
@@ -77,12 +78,13 @@ def main() -> None:
         qe22 = q_pred + m * q_mean + w * q_e5 - b * q_chk
         s = c_est + m * c_mean + w * c_e5 - b * c_chk
         win = s[:n] > s[n:]
-        per = {k: int(win[cats[:n] == k].sum()) for k in floor}
+        per = {k: int(win[cats == k].sum()) for k in floor}
         below = {k: (per[k], floor[k]) for k in floor if per[k] < floor[k]}
+        on_news = stats(n_rows, news)
         figures = (
             stat(q_rows, qe22, "global_spearman").value,
-            stat(n_rows, news, "seg_kendall").value,
-            stat(n_rows, news, "sys_kendall").value,
+            on_news["seg_kendall"].value,
+            on_news["sys_kendall"].value,
             -sum(t - mine for mine, t in below.values()),
         )
         points.append(((m, w, b), figures, int(win.sum()), below))
