@@ -13,12 +13,17 @@ newstest per-segment Kendall those used on WMT22), so no figure comes from data 
 own weights. Blend: ``estimator + m * meaning + a * e5 F1 (with the foreign-word penalty) - b *
 checks``, ``meaning`` being the output of a meaning head (the corruption margins' own head;
 ``--meaning-blends``) whose weight ``m`` is chosen first, as the largest of its grid that keeps
-the validation statistic within ``BLEND_TOLERANCE`` of the estimate alone (real-MT agreement
-must not fall for the sake of the margins), and
+the validation statistic, and the validation Spearman over all translations, within
+``BLEND_TOLERANCE`` of the estimate alone (real-MT agreement must not fall for the sake of the
+margins), and
 ``checks`` being the number of findings of the checks that measured precise (numbers; a
 negation of the source missing from the translation). The hand-written challenge set is
-scored with each fold's model and each fold's chosen weights. Writes
-``experiments/results/combine-VARIANT.md``.
+scored with each fold's model and each fold's chosen weights. With ``--gate-rule`` the
+similarity and check weights are chosen only among the blends whose challenge outcomes with
+the fold's model pass the ship gate's challenge rule (:mod:`xlscore.evaluation.gate`): the
+meaning checks as a constraint, real-MT agreement as the objective; this is how the shipped
+blend was chosen. Writes ``experiments/results/combine-VARIANT.md`` (``-gated`` added with
+``--gate-rule``).
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ import numpy as np
 from _results import code_digest, write_markdown
 from estimator import CACHE, e5_similarity, fold_split, load_sets
 from estimator_tables import fold_challenge
+from gate import CHALLENGE_FLOOR, REFERENCES, challenge_outcomes, reference_file
 
 from xlscore.estimator.checks import reliable_findings
 from xlscore.evaluation.agreement import agreement
+from xlscore.evaluation.gate import by_category, challenge_checks
 from xlscore.io.cache import sha256_file
 
 E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
@@ -113,12 +120,24 @@ def challenge_estimates(folder: Path, cases, blend: float = 0.0) -> np.ndarray |
 
 
 def choose_blend(rows, pred, meaning, name: str, grid: tuple[float, ...]) -> float:
-    """The largest meaning blend of ``grid`` whose statistic ``name`` on these validation rows
-    is at most :data:`BLEND_TOLERANCE` below that of ``pred`` alone (0 when none is)."""
-    floor = stat(rows, pred, name).value - BLEND_TOLERANCE
-    return max(
-        (m for m in grid if stat(rows, pred + m * meaning, name).value >= floor), default=0.0
-    )
+    """The largest meaning blend of ``grid`` whose statistic ``name`` on these validation rows,
+    and their Spearman over all translations (the meaning head's output is not comparable
+    across sources, which a within-source statistic cannot see), are each at most
+    :data:`BLEND_TOLERANCE` below those of ``pred`` alone (0 when none is)."""
+    names = dict.fromkeys((name, "global_spearman"))
+    alone = stats(rows, pred)
+
+    def keeps(m: float) -> bool:
+        got = stats(rows, pred + m * meaning)
+        return all(got[k].value >= alone[k].value - BLEND_TOLERANCE for k in names)
+
+    return max((m for m in grid if keeps(m)), default=0.0)
+
+
+def _wins(scores: np.ndarray, n: int) -> np.ndarray:
+    """Whether each challenge pair's good translation scores above its bad one (``scores``:
+    the ``n`` good translations, then the ``n`` bad ones)."""
+    return scores[:n] > scores[n:]
 
 
 def weights(text: str) -> tuple[float, ...]:
@@ -177,8 +196,19 @@ def main() -> None:
         default=(0.0,),
         help="grid of the meaning head's weight, comma-separated (variants with a meaning head)",
     )
+    ap.add_argument(
+        "--gate-rule",
+        action="store_true",
+        help="choose the similarity and check weights only among the blends whose challenge "
+        "outcomes (with the fold's model) pass the ship gate's challenge rule",
+    )
     args = ap.parse_args()
     variant = {"lodo-news": args.variant, "lodo-qe22": args.qe22_variant or args.variant}
+    reference = None
+    if args.gate_rule:
+        (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
+        reference = challenge_outcomes(reference_file(ref))
+    notes: list[str] = []
     data = fold_signals(load_sets(args.data_dir), variant, args.suffix)
     grid = list(itertools.product(args.e5_weights, args.check_weights))
     lines = [
@@ -191,20 +221,42 @@ def main() -> None:
         v_stat = STAT[TEST[other]]
         m = choose_blend(v_rows, v_pred, v_mean, v_stat, args.meaning_blends)
         v_pred = v_pred + m * v_mean
+        cases, c_est, c_e5, c_chk = challenge_signals(CACHE / variant[fold] / fold)
+        c_mixed = challenge_estimates(CACHE / variant[fold] / fold, cases, m)
+        n = len(cases)
+        allowed = grid
+        if reference is not None:
+            if c_mixed is None:
+                raise SystemExit(
+                    f"{variant[fold]} {fold}: no challenge predictions for --gate-rule"
+                )
+            phen = [c.phenomenon for c in cases]
+            allowed = [
+                w
+                for w in grid
+                if not any(
+                    c.fails
+                    for c in challenge_checks(
+                        by_category(_wins(c_mixed + w[0] * c_e5 - w[1] * c_chk, n), phen),
+                        reference,
+                    )
+                )
+            ]
+            if not allowed:
+                notes.append(f"{fold}: no blend of the grid passes the gate's challenge rule")
+                allowed = grid
         a, b = max(
-            grid, key=lambda w: stat(v_rows, v_pred + w[0] * v_e5 - w[1] * v_chk, v_stat).value
+            allowed,
+            key=lambda w: stat(v_rows, v_pred + w[0] * v_e5 - w[1] * v_chk, v_stat).value,
         )
         rows, pred, e5, chk, mean = data[fold]
         name = STAT[TEST[fold]]
         mixed = pred + m * mean + a * e5 - b * chk
         alone, blend = stats(rows, pred, 1000), stats(rows, mixed, 1000)
-        cases, c_est, c_e5, c_chk = challenge_signals(CACHE / variant[fold] / fold)
         ch = ["", ""]
         if c_est is not None:
-            c_mixed = challenge_estimates(CACHE / variant[fold] / fold, cases, m)
-            n = len(cases)
             for k, s in enumerate((c_est, c_mixed + a * c_e5 - b * c_chk)):
-                ch[k] = f"{int((s[:n] > s[n:]).sum())}/{n}"
+                ch[k] = f"{int(_wins(s, n).sum())}/{n}"
         lines.append(
             f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
             f"({v_stat}) | {m:g} | {a:g} | {b:g} | {name} | "
@@ -212,6 +264,7 @@ def main() -> None:
         )
         for extra in ("global_spearman", "sys_kendall") if TEST[fold] == "news" else ():
             lines.append(f"| | | | | | {extra} | {alone[extra]} | {blend[extra]} | | |")
+    lines += [f"\n{x}" for x in notes]
     lines += ["", *trade_table(data, args.e5_weights, 2, "e5 weight", "no checks")]
     if args.meaning_blends != (0.0,):
         meaning = trade_table(data, args.meaning_blends, 4, "meaning blend", "no e5, no checks")
@@ -224,12 +277,20 @@ def main() -> None:
         + ", ".join(f"{x:g}" for x in args.e5_weights)
         + "; b in "
         + ", ".join(f"{x:g}" for x in args.check_weights)
+        + (
+            ". The similarity and check weights are chosen only among the blends that pass "
+            "the ship gate's challenge rule with the fold's model (`--gate-rule`)"
+            if args.gate_rule
+            else ""
+        )
         + ". Challenge: raw scores (no flags "
         "or foreign-word penalty on the estimator; the e5 F1 carries its own), good above "
         "bad.\n\n" + "\n".join(lines)
     )
     write_markdown(
-        f"combine-{args.variant}", body, title="Blending the estimator with the pipeline's signals"
+        f"combine-{args.variant}" + ("-gated" if args.gate_rule else ""),
+        body,
+        title="Blending the estimator with the pipeline's signals",
     )
 
 

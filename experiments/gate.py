@@ -17,7 +17,9 @@ It is compared with the earlier defaults (:data:`REFERENCES`): on real MT with t
 default's recipe retrained in the same folds (``results/folds/qe-e5s/``), on the challenge
 set with the files as they shipped, read from git. Verdict (:mod:`xlscore.evaluation.gate`):
 FAIL when a real-MT figure is significantly worse than the reference's (paired bootstrap,
-95%) or a challenge category is worse than the round-3 default's; INCOMPLETE when a fold or
+95%), or when on the challenge set the candidate is significantly worse than the round-3
+default in a category or overall (paired sign test, p < 0.05) or ranks fewer than 8 in 10 of a
+category's pairs right (:func:`xlscore.evaluation.gate.challenge_checks`); INCOMPLETE when a fold or
 the file is missing (nothing ships); else PASS. Exit status 0 for PASS, 1 for FAIL, 2 for
 INCOMPLETE. Writes ``results/gate.md``.
 """
@@ -39,7 +41,14 @@ from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
 from xlscore.errors import ModelError
 from xlscore.estimator.checks import reliable_findings
 from xlscore.estimator.model import FLOOR, read_metadata
-from xlscore.evaluation.gate import Check, challenge_regressions, compare_scores, compare_tags
+from xlscore.evaluation.gate import (
+    ALPHA,
+    CATEGORY_FLOOR,
+    Check,
+    challenge_checks,
+    compare_scores,
+    compare_tags,
+)
 from xlscore.final_score import estimator_score
 from xlscore.io.cache import sha256_file
 
@@ -76,7 +85,7 @@ REFERENCES = (
         "b90ec3c973a9b391e7e6af5ffdc730b0685c92ea560f6ad196475d7e5ac922fb",
     ),
 )
-#: the reference whose challenge categories the candidate must not fall below
+#: the reference the candidate must not be significantly worse than on the challenge set
 CHALLENGE_FLOOR = "adq-e5s"
 #: the rows each real-MT statistic is read on
 FIGURES = (
@@ -132,9 +141,10 @@ def shipping(path: Path | None) -> Shipping:
     )
 
 
-def challenge_wins(path: Path) -> dict[str, int]:
-    """Challenge-set wins per category of the default scorer with this estimator file
-    (cached by the digests of the file, the challenge set and the package's code)."""
+def challenge_outcomes(path: Path) -> dict[str, list[bool]]:
+    """Per category, whether the default scorer with this estimator file ranks each challenge
+    pair right (cached by the digests of the file, the challenge set and the package's
+    code)."""
     from xlscore import XLScorer
     from xlscore.evaluation.challenge import read_challenge, run_challenge
 
@@ -143,10 +153,10 @@ def challenge_wins(path: Path) -> dict[str, int]:
     if cache.exists():
         return json.loads(cache.read_text())
     table = run_challenge(XLScorer.offline(estimator=str(path)), read_challenge(CHALLENGE))
-    wins = {k: v.wins for k, v in table.items()}
+    won = {k: list(v.won) for k, v in table.items()}
     cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(wins))
-    return wins
+    cache.write_text(json.dumps(won))
+    return won
 
 
 def main() -> int:
@@ -237,18 +247,27 @@ def main() -> int:
         if a is not None:
             latin = compare_tags(gold, a, folds.latin_tags(tag_rows), n_boot=args.boot)
 
-    wins: dict[str, dict[str, int]] = {}
+    won: dict[str, dict[str, list[bool]]] = {}
     if args.file is None:
         incomplete.append("no --file: the challenge set was not run")
     else:
-        wins[args.candidate] = challenge_wins(args.file)
+        won[args.candidate] = challenge_outcomes(args.file)
     for ref in REFERENCES:
-        wins[ref.name] = challenge_wins(reference_file(ref))
-    if args.candidate in wins:
-        for cat, (mine_w, theirs_w) in challenge_regressions(
-            wins[args.candidate], wins[CHALLENGE_FLOOR]
-        ).items():
-            problems.append(f"challenge {cat}: {mine_w} < {CHALLENGE_FLOOR}'s {theirs_w}")
+        won[ref.name] = challenge_outcomes(reference_file(ref))
+    ch_checks = []
+    if args.candidate in won:
+        ch_checks = challenge_checks(won[args.candidate], won[CHALLENGE_FLOOR])
+        for c in ch_checks:
+            if c.worse:
+                problems.append(
+                    f"challenge {c.category}: significantly below {CHALLENGE_FLOOR}'s "
+                    f"({c.candidate} against {c.reference} of {c.total}, sign test p = {c.p:.3f})"
+                )
+            if c.below_floor:
+                problems.append(
+                    f"challenge {c.category}: {c.candidate} of {c.total}, below the floor of "
+                    f"{c.floor}"
+                )
 
     verdict = "FAIL" if problems else "INCOMPLETE" if incomplete else "PASS"
     digest = sha256_file(args.file) if args.file else "—"
@@ -301,22 +320,42 @@ def main() -> int:
             f"| rule: Latin letter (not gating) | WMT22 dev tags | word_mcc | {latin.candidate} "
             f"| {latin.reference} | {latin.delta} | {'yes' if latin.worse else 'no'} |"
         )
-    cats = list(next(iter(wins.values()))) if wins else []
+    cats = list(next(iter(won.values()))) if won else []
     if cats:
-        names = list(wins)
+        names = list(won)
+        by_cat = {c.category: c for c in ch_checks}
+        extra = (
+            f" | only `{CHALLENGE_FLOOR}` right / only the candidate right | sign test p "
+            "| floor | fails |"
+            if ch_checks
+            else " |"
+        )
         body += [
             "",
-            "### Challenge set (pairs ranked right per category; the candidate must not fall "
-            f"below `{CHALLENGE_FLOOR}` in any)",
+            "### Challenge set (pairs ranked right per category; the candidate fails a category "
+            f"where it is significantly worse than `{CHALLENGE_FLOOR}`, p < {ALPHA:g}, or "
+            f"ranks fewer than {CATEGORY_FLOOR:.0%} of its pairs right)",
             "",
-            "| category | " + " | ".join(f"`{n}`" for n in names) + " |",
-            "|" + " --- |" * (len(names) + 1),
+            "| category | " + " | ".join(f"`{n}`" for n in names) + extra,
+            "|" + " --- |" * (len(names) + 1 + (4 if ch_checks else 0)),
         ]
-        for cat in cats:
-            body.append(f"| {cat} | " + " | ".join(str(wins[n].get(cat, 0)) for n in names) + " |")
-        body.append(
-            "| **all** | " + " | ".join(f"**{sum(wins[n].values())}**" for n in names) + " |"
-        )
+        for cat in [*cats, "all"]:
+            cells = [
+                str(sum(won[n].get(cat, [])))
+                if cat != "all"
+                else str(sum(map(sum, won[n].values())))
+                for n in names
+            ]
+            if cat == "all":
+                cells = [f"**{x}**" for x in cells]
+            row = f"| {'**all**' if cat == 'all' else cat} | " + " | ".join(cells)
+            c = by_cat.get(cat)
+            if c is not None:
+                row += (
+                    f" | {c.losses} / {c.gains} | {c.p:.3f} | {c.floor or '—'} "
+                    f"| {'**yes**' if c.fails else 'no'}"
+                )
+            body.append(row + " |")
     write_markdown("gate", "\n".join(body), title="Ship gate")
     return {"PASS": 0, "FAIL": 1, "INCOMPLETE": 2}[verdict]
 

@@ -26,8 +26,8 @@ PHENOMENA = {
     "date_unit": 14,
 }
 # What was measured when these tests were written (experiments/results/challenge.md), the lower
-# of float32 and bfloat16 where they differ (close calls flip with the rounding: the default's
-# antonym 17 in float32, 18 in bfloat16; the anchors' role_swap 10 and 8); a change that lowers
+# of float32 and bfloat16 where they differ (close calls flip with the rounding: the anchors'
+# role_swap 10 and 8; the default measured the same in both); a change that lowers
 # any of them is a regression to look at. The paper's method: two encoders, anchors, Müller.
 PAPER_FLOOR = {
     "untranslated": 10,
@@ -50,18 +50,18 @@ DEFAULT_FLOOR = {
     "number": 17,
     "negation": 15,
     "named_entity": 15,
-    "omission": 20,
+    "omission": 19,
     "addition": 20,
     "spelled_number": 12,
     "antonym": 17,
     "untranslated_fragment": 12,
-    "role_swap": 13,
+    "role_swap": 12,
     "date_unit": 13,
 }
-# flawed translations with a predicted error span on the error (97 of 178 measured, in both
-# precisions), and at most this many correct ones with any span (55 measured); two pairs of
+# flawed translations with a predicted error span on the error (107 of 178 measured, in both
+# precisions), and at most this many correct ones with any span (51 measured); two pairs of
 # slack for rounding
-DEFAULT_SPANS = (95, 57)
+DEFAULT_SPANS = (105, 53)
 
 
 def test_challenge_file_is_complete():

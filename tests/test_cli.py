@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from conftest import DEMO, read_demo, run_cli
 
-from xlscore.estimator.model import shipped
+from xlscore.estimator.checks import reliable_findings
+from xlscore.estimator.model import read_metadata, shipped
 
 #: the default estimator as signatures name it
 EST = f"est:{shipped().name}#{shipped().sha256[:8]}"
@@ -90,11 +91,21 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
     assert "align:corpus#" in r.stderr  # the full signature, with the map's digest
-    # the default: the estimator's prediction minus 10 x (1 - similarity), no consensus
-    assert "|cons:no|" in lines[0] and "+10*sim:" in lines[0]
+    # the default: the estimator's prediction minus w x (1 - similarity) and b per finding of
+    # the precise checks (the shipped file's weights), no consensus
+    meta = read_metadata(shipped().path)
+    w, b = meta["similarity_weight"], meta["check_weight"]
+    assert "|cons:no|" in lines[0] and f"+{w:g}*sim:" in lines[0] and f"-{b:g}*checks|" in lines[0]
+    sources = Path(SRC).read_text(encoding="utf-8").splitlines()
+    outputs = {Path(e).stem: Path(e).read_text(encoding="utf-8").splitlines() for e in ENGINES}
+    found = 0
     for x in data:
-        want = float(x["estimate"]) - 10 * (1 - float(x["similarity"]))
+        k = int(x["segment"]) - 1
+        n = reliable_findings(sources[k], outputs[x["engine"]][k])
+        found += n
+        want = float(x["estimate"]) - w * (1 - float(x["similarity"])) - b * n
         assert x["consensus"] == "" and float(x["score"]) == pytest.approx(want, abs=2e-5)
+    assert found > 0  # the checks' term was exercised
     assert any(x["unmatched_source"] for x in data)
 
 

@@ -594,6 +594,8 @@ class XLScorer(MapFitting, Weighting, FinalScore):
             return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
         est = self.estimator.signature() if self.estimator is not None else "est:no"
+        if self.estimator is not None and self.estimator.meaning_blend:
+            est += f"+{self.estimator.meaning_blend:g}*meaning"
         if d["similarity"] is not None and self.estimator is not None:
             est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
         if self.estimator is not None and self.estimator.check_weight:

@@ -98,9 +98,9 @@ class ShippedEstimator:
 #: command that trains each is in docs/estimator.md
 SHIPPED: tuple[ShippedEstimator, ...] = (
     ShippedEstimator(
-        "adq-e5s",
-        "weights/adq-e5s.safetensors",
-        "b90ec3c973a9b391e7e6af5ffdc730b0685c92ea560f6ad196475d7e5ac922fb",
+        "rtm15-e5s",
+        "weights/rtm15-e5s.safetensors",
+        "5e865b0386da2691ebd78a848650ff8196983b6da7eeeece8f89031bddcc8fdf",
         "pack:e5-small",
     ),
 )
@@ -239,7 +239,7 @@ class QualityEstimator:
         self._quantized = None  # an int8 copy holds the old blend
 
     def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:adq-e5s#1a2b3c4d@bf16``."""
+        """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-e5s#1a2b3c4d@bf16``."""
         d = self.describe()
         return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
 

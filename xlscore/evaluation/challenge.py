@@ -49,12 +49,13 @@ def read_challenge(path: str | Path) -> list[Challenge]:
 class ChallengeRow:
     """How a scorer did on one phenomenon: ``wins`` of ``total`` pairs; with error spans,
     ``on_error`` flawed translations with a span on the error and ``good_flagged`` correct
-    translations with any span."""
+    translations with any span; ``won``: each pair's outcome, in the order of the cases."""
 
     wins: int
     total: int
     on_error: int = 0
     good_flagged: int = 0
+    won: tuple[bool, ...] = ()
 
 
 def error_region(good: str, bad: str) -> list[tuple[int, int]]:
@@ -84,6 +85,7 @@ def run_challenge(scorer: XLScorer, cases: list[Challenge]) -> dict[str, Challen
     )
     n = len(cases)
     table: dict[str, list[int]] = {}
+    outcomes: dict[str, list[bool]] = {}
     for k, c in enumerate(cases):
         good, bad = results[k], results[n + k]
         # a strict win: ranked first by the rule of rank(), and not merely kept first by a tie
@@ -95,4 +97,8 @@ def run_challenge(scorer: XLScorer, cases: list[Challenge]) -> dict[str, Challen
             [(s.start, s.end) for s in bad.error_spans], error_region(c.good, c.bad)
         )
         entry[3] += bool(good.error_spans)
-    return {ph: ChallengeRow(*v) for ph, v in table.items()}
+        outcomes.setdefault(c.phenomenon, []).append(bool(won))
+    return {
+        ph: ChallengeRow(wins, total, on_error, flagged, won=tuple(outcomes[ph]))
+        for ph, (wins, total, on_error, flagged) in table.items()
+    }
