@@ -21,12 +21,12 @@ import argparse
 
 import numpy as np
 from _results import write_markdown
-from combine import challenge_signals, weights
+from combine import challenge_signals, pair_wins, weights
 from estimator import CACHE
 from estimator_tables import challenge_rows, fold_challenge
-from gate import CHALLENGE_FLOOR, REFERENCES, challenge_outcomes, reference_file
+from gate import CHALLENGE_FLOOR, floor_outcomes
 
-from xlscore.evaluation.gate import by_category, challenge_checks
+from xlscore.evaluation.gate import failing_categories
 
 
 def main() -> None:
@@ -41,8 +41,7 @@ def main() -> None:
     if est is None:
         raise SystemExit(f"{folder} holds no model: run estimator.py run first")
     cats = list(dict.fromkeys(c.phenomenon for c in cases))
-    (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
-    reference = challenge_outcomes(reference_file(ref))
+    reference = floor_outcomes()
     floor = {c: sum(v) for c, v in reference.items()}
     per_weight = [challenge_rows(cases, est + w * e5, None) for w in args.weights]
     size = {c: per_weight[0][c][1] for c in cats}
@@ -50,18 +49,11 @@ def main() -> None:
     # the gate's own rule, per weight: the checks that fail it
     n = len(cases)
     phen = [c.phenomenon for c in cases]
-    below = [
-        {
-            c.category
-            for c in challenge_checks(by_category(s[:n] > s[n:], phen), reference)
-            if c.fails
-        }
-        for s in (est + w * e5 for w in args.weights)
-    ]
+    below = [failing_categories(pair_wins(est + w * e5, n), phen, reference) for w in args.weights]
     lines = [
         "| category (pairs) | "
         + " | ".join(f"w = {w:g}" for w in args.weights)
-        + f" | `{ref.name}` as shipped |",
+        + f" | `{CHALLENGE_FLOOR}` as shipped |",
         "| --- " * (len(args.weights) + 2) + "|",
     ]
     for j, c in enumerate(cats):
@@ -86,7 +78,7 @@ def main() -> None:
         )
     passing = [f"{w:g}" for w, b in zip(args.weights, below) if not b]
     verdict = (
-        f"weights {', '.join(passing)} pass the gate's challenge rule against `{ref.name}`"
+        f"weights {', '.join(passing)} pass the gate's challenge rule against `{CHALLENGE_FLOOR}`"
         if passing
         else "every weight of the grid fails the gate's challenge rule"
     )
@@ -95,7 +87,7 @@ def main() -> None:
         + (f" plus {args.blend:g} × its meaning head" if args.blend else "")
         + " plus w "
         f"× the multilingual e5 all-words similarity; good ranked above bad per category. ✗: "
-        f"fails the gate's challenge rule (significantly below `{ref.name}`, sign test p < "
+        f"fails the gate's challenge rule (significantly below `{CHALLENGE_FLOOR}`, sign test p < "
         "0.05, or under 8 in 10 of the category's pairs right).\n\n"
         + "\n".join(lines)
         + f"\n\nVerdict of the grid: {verdict}.\n"

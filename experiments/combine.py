@@ -37,11 +37,11 @@ import numpy as np
 from _results import code_digest, write_markdown
 from estimator import CACHE, e5_similarity, fold_split, load_sets
 from estimator_tables import fold_challenge
-from gate import CHALLENGE_FLOOR, REFERENCES, challenge_outcomes, reference_file
+from gate import floor_outcomes
 
 from xlscore.estimator.checks import reliable_findings
 from xlscore.evaluation.agreement import agreement
-from xlscore.evaluation.gate import by_category, challenge_checks
+from xlscore.evaluation.gate import failing_categories
 from xlscore.io.cache import sha256_file
 
 E5_WEIGHTS = (0.0, 2.0, 5.0, 10.0, 20.0, 40.0)
@@ -134,7 +134,7 @@ def choose_blend(rows, pred, meaning, name: str, grid: tuple[float, ...]) -> flo
     return max((m for m in grid if keeps(m)), default=0.0)
 
 
-def _wins(scores: np.ndarray, n: int) -> np.ndarray:
+def pair_wins(scores: np.ndarray, n: int) -> np.ndarray:
     """Whether each challenge pair's good translation scores above its bad one (``scores``:
     the ``n`` good translations, then the ``n`` bad ones)."""
     return scores[:n] > scores[n:]
@@ -206,8 +206,7 @@ def main() -> None:
     variant = {"lodo-news": args.variant, "lodo-qe22": args.qe22_variant or args.variant}
     reference = None
     if args.gate_rule:
-        (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
-        reference = challenge_outcomes(reference_file(ref))
+        reference = floor_outcomes()
     notes: list[str] = []
     data = fold_signals(load_sets(args.data_dir), variant, args.suffix)
     grid = list(itertools.product(args.e5_weights, args.check_weights))
@@ -234,12 +233,8 @@ def main() -> None:
             allowed = [
                 w
                 for w in grid
-                if not any(
-                    c.fails
-                    for c in challenge_checks(
-                        by_category(_wins(c_mixed + w[0] * c_e5 - w[1] * c_chk, n), phen),
-                        reference,
-                    )
+                if not failing_categories(
+                    pair_wins(c_mixed + w[0] * c_e5 - w[1] * c_chk, n), phen, reference
                 )
             ]
             if not allowed:
@@ -256,7 +251,7 @@ def main() -> None:
         ch = ["", ""]
         if c_est is not None:
             for k, s in enumerate((c_est, c_mixed + a * c_e5 - b * c_chk)):
-                ch[k] = f"{int(_wins(s, n).sum())}/{n}"
+                ch[k] = f"{int(pair_wins(s, n).sum())}/{n}"
         lines.append(
             f"| `{variant[fold]}` {fold} ({TEST[fold]}) | `{variant[other]}` {other} "
             f"({v_stat}) | {m:g} | {a:g} | {b:g} | {name} | "

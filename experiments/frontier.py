@@ -28,12 +28,12 @@ from pathlib import Path
 
 import numpy as np
 from _results import write_markdown
-from combine import challenge_signals, fold_signals, stat, stats, weights
+from combine import challenge_signals, fold_signals, pair_wins, stat, stats, weights
 from estimator import CACHE, load_sets
 from estimator_tables import fold_challenge
-from gate import CHALLENGE_FLOOR, REFERENCES, challenge_outcomes, reference_file
+from gate import CHALLENGE_FLOOR, floor_outcomes
 
-from xlscore.evaluation.gate import by_category, challenge_checks
+from xlscore.evaluation.gate import failing_categories
 
 MEANING = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 SIMILARITY = (0.0, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0)
@@ -68,9 +68,7 @@ def main() -> None:
     c_mean = np.array(fold_challenge(folder, cases)["meaning"])
     cats = np.array([c.phenomenon for c in cases])
     n = len(cases)
-    reference = challenge_outcomes(
-        reference_file(next(r for r in REFERENCES if r.name == CHALLENGE_FLOOR))
-    )
+    reference = floor_outcomes()
     floor = {k: sum(v) for k, v in reference.items()}
     n_rows, n_pred, n_e5, n_chk, n_mean = data["lodo-news"]
     q_rows, q_pred, q_e5, q_chk, q_mean = data[SHIP_FOLD]
@@ -83,10 +81,10 @@ def main() -> None:
         news = n_pred + m * n_mean + w * n_e5 - b * n_chk
         qe22 = q_pred + m * q_mean + w * q_e5 - b * q_chk
         s = c_est + m * c_mean + w * c_e5 - b * c_chk
-        win = s[:n] > s[n:]
+        win = pair_wins(s, n)
         per = {k: int(win[cats == k].sum()) for k in floor}
         below = {k: (per[k], floor[k]) for k in floor if per[k] < floor[k]}
-        passes = not any(c.fails for c in challenge_checks(by_category(win, cats), reference))
+        passes = not failing_categories(win, cats, reference)
         on_news = stats(n_rows, news)
         figures = (
             stat(q_rows, qe22, "global_spearman").value,

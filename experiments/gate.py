@@ -159,6 +159,13 @@ def challenge_outcomes(path: Path) -> dict[str, list[bool]]:
     return won
 
 
+def floor_outcomes() -> dict[str, list[bool]]:
+    """The challenge outcomes of :data:`CHALLENGE_FLOOR`, the reference of the gate's challenge
+    rule, as it shipped."""
+    (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
+    return challenge_outcomes(reference_file(ref))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("candidate", help="variant name under results/folds/")

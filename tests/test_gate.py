@@ -8,6 +8,7 @@ from xlscore.evaluation.gate import (
     challenge_checks,
     compare_scores,
     compare_tags,
+    failing_categories,
     mcc_of_counts,
     sign_test,
     token_counts,
@@ -127,3 +128,13 @@ def test_outcomes_are_grouped_by_category_in_order():
     assert got == {"a": [True, False], "b": [False, True]}
     with pytest.raises(ValueError, match="3 outcomes for 2 categories"):
         by_category([True, True, False], ["a", "b"])
+
+
+def test_failing_categories_names_the_checks_that_fail_from_raw_outcomes():
+    ref = {"a": [True] * 10, "b": [True] * 10}
+    cats = ["a"] * 10 + ["b"] * 10
+    assert failing_categories([True] * 20, cats, ref) == set()
+    # "a" under 8 in 10; "all": 3 losses and no gains is not significant (p = 1/8)
+    assert failing_categories([False] * 3 + [True] * 17, cats, ref) == {"a"}
+    # five losses, all in "b": below its floor, and significant there and overall (p = 1/32)
+    assert failing_categories([True] * 10 + [False] * 5 + [True] * 5, cats, ref) == {"b", "all"}

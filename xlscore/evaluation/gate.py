@@ -204,3 +204,13 @@ def by_category(won: Sequence[bool], categories: Sequence[str]) -> dict[str, lis
     for w, c in zip(won, categories):
         out.setdefault(c, []).append(bool(w))
     return out
+
+
+def failing_categories(
+    won: Sequence[bool], categories: Sequence[str], reference: Mapping[str, Sequence[bool]]
+) -> set[str]:
+    """The checks of :func:`challenge_checks` (categories, and ``all``) that a candidate fails,
+    from its pair outcomes ``won`` in the pairs' order and each pair's category."""
+    return {
+        c.category for c in challenge_checks(by_category(won, categories), reference) if c.fails
+    }
