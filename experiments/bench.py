@@ -22,12 +22,15 @@ scores is. Rows:
   ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
   64); xlscore's bert_score-compatible mode in fp32 must agree with bert_score to 1e-4 on every
   pair (checked here, exit status 1 otherwise);
-* the default (``XLScorer.offline()``: the estimator's cross-encoder pass over each pair, plus
-  MiniLM@6 over the sources and e5@9 over the translations for anchors and F1) at ``auto`` and
-  fp32, the estimator alone, and the fp32 floor of those three models (eager attention,
-  length-sorted batches of 32); the scores of the two precisions are compared;
-* the default computing the score only (``fields="score"``: no English encoder, anchors,
-  map or BERTScore; :mod:`xlscore.fields`), as ``xlscore rank`` and ``xlscore batch`` do;
+* the default as ``xlscore score`` runs it unless told otherwise (``XLScorer.offline()`` with
+  ``fields="score,evidence"``: the estimator's pass over each pair, the check findings and the
+  dictionary evidence; no English encoder, map or BERTScore) at ``auto`` and fp32, the
+  estimator alone, the fp32 floor of the models it runs (eager attention, length-sorted
+  batches of 32), and its 4-layer student (:data:`STUDENT`) the same way; the scores of the
+  two precisions, and of the default and the student, are compared;
+* the default with every field (``--fields all``: the paper's columns too, MiniLM@6 and e5@9,
+  anchors, map and BERTScore) and with the score only (``fields="score"``), as ``xlscore
+  rank`` and ``xlscore batch`` compute it;
 * memory (``--memory``): ``xlscore score`` on 10,000 and 100,000 pairs, peak RSS of each.
 
 Writes experiments/results/bench.md. The caches (converted pack, lexicon, dictionary maps) are
@@ -53,6 +56,11 @@ from _results import AVX2_ENV, cpu_name, write_markdown
 HERE = Path(__file__).resolve().parent
 #: sentences per batch of the floors' length-sorted batches
 FLOOR_BATCH = 32
+#: what ``xlscore score`` computes unless told otherwise (its ``--fields`` default)
+DEFAULT_FIELDS = "score,evidence"
+#: the shipped 4-layer student of the default's estimator (``--estimator st4-e5s``: one pass,
+#: no similarity; it did not pass the ship gate), measured beside it
+STUDENT = "st4-e5s"
 
 
 def _rows(data: str, limit: int) -> list:
@@ -181,26 +189,36 @@ def child(args: argparse.Namespace) -> dict:
 
     precision = (
         what.rsplit("-", 1)[-1]
-        if what.startswith(("default", "estimator", "xlscore", "compat"))
+        if what.startswith(("default", "student", "estimator", "xlscore", "compat"))
         else "fp32"
     )
-    if what.startswith(("default", "estimator")):
-        if what.startswith("default"):
-            fields = "score" if what.startswith("default-score") else None
-            scorer = XLScorer.offline(precision=precision, device=dev, fields=fields)
+    if what.startswith(("default", "student", "estimator")):
+        if what.startswith(("default", "student")):
+            fields = (
+                "score"
+                if what.startswith("default-score")
+                else None
+                if what.startswith("default-all")
+                else DEFAULT_FIELDS
+            )
+            estimator = STUDENT if what.startswith("student") else "default"
+            scorer = XLScorer.offline(
+                precision=precision, device=dev, fields=fields, estimator=estimator
+            )
             scorer.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
             est = QualityEstimator.load(precision=precision, device=dev)
             out["precision"] = est.signature()
     elif what == "floor-default":
-        en = Encoder.load("pack:minilm-en", precision="fp32", device=dev)
-        ru = Encoder.load("pack:e5-small", precision="fp32", device=dev)
         est = QualityEstimator.load(precision="fp32", device=dev)
-        for model in (en.model, ru.model):
-            model.set_attn_implementation("eager")
-        # e5@9 reads the translations (anchors, F1) and the sources (the similarity)
-        jobs = [(en, _sentence_ids(en, src)), (ru, _sentence_ids(ru, mt + src))]
+        est.model.encoder.set_attn_implementation("eager")
+        jobs = []
+        if est.similarity_weight:  # e5@9 over both sides for the similarity
+            ru = Encoder.load("pack:e5-small", precision="fp32", device=dev)
+            ru.model.set_attn_implementation("eager")
+            jobs.append((ru, _sentence_ids(ru, mt + src)))
+        out["sim"] = bool(jobs)
         pairs = list(dict.fromkeys(zip(src, mt)))
         pair_ids = [e.ids for e in est._encode(pairs, est.max_length)[0]]
     elif what.startswith(("floor", "onnx")):
@@ -221,7 +239,7 @@ def child(args: argparse.Namespace) -> dict:
             )
     tmp = tempfile.TemporaryDirectory()
     t = time.perf_counter()
-    if what.startswith("default"):
+    if what.startswith(("default", "student")):
         out["scores"] = [r.score for r in scorer.score(src, mt)]
     elif what.startswith("estimator"):
         out["scores"] = est.predict(src, mt).tolist()
@@ -309,8 +327,10 @@ def memory_child(args: argparse.Namespace) -> dict:
     }
 
 
-def change_note(data: str, limit: int, fast: list[float], exact: list[float], what: str) -> str:
-    """How much a fast precision changes scores and their agreement with the MQM scores."""
+def change_note(
+    data: str, limit: int, fast: list[float], exact: list[float], what: str, versus: str = "fp32"
+) -> str:
+    """How much a fast path changes scores and their agreement with the MQM scores."""
     import numpy as np
 
     from xlscore.evaluation.agreement import agreement
@@ -321,7 +341,7 @@ def change_note(data: str, limit: int, fast: list[float], exact: list[float], wh
     d = np.abs(np.array(fast) - np.array(exact))
     return (
         f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}); per-segment Kendall "
-        f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} in fp32, system Kendall "
+        f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} for {versus}, system Kendall "
         f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}."
     )
 
@@ -357,8 +377,10 @@ NAMES = [
     "floor-default",
     "estimator-auto",
     "estimator-fp32",
+    "student-auto",
     "default-auto",
     "default-fp32",
+    "default-all-auto",
     "default-score-auto",
     "default-score-int8",
 ]
@@ -458,9 +480,13 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             vs("bert_score-64"),
         ),
         row(
-            "floor of the default's models: estimator (e5, 12 layers) over pairs + MiniLM@6 "
-            "over sources + e5@9 over translations and sources, fp32, eager, sorted batches "
-            "of 32",
+            "floor of the default's models: its estimator's cross-encoder over the pairs"
+            + (
+                " + e5@9 over both sides (the similarity)"
+                if runs["floor-default"].get("sim")
+                else ""
+            )
+            + ", fp32, eager, sorted batches of 32",
             "floor-default",
         ),
         row(f"quality estimator alone ({runs['estimator-auto']['precision']})", "estimator-auto"),
@@ -468,23 +494,37 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         if "estimator-fp32" in runs
         else None,
         row(
-            f"xlscore default ({auto}, encoders alike), every field",
+            f"the 4-layer student, `--estimator {STUDENT}` ({runs['student-auto']['precision']}), "
+            "score and evidence (one pass; not the default: it failed the ship gate)",
+            "student-auto",
+            f"{sec['default-auto'] / sec['student-auto']:.2f}× as fast as the default; "
+            f"**{sec[bert] / sec['student-auto']:.2f}× bert_score's pairs/s**",
+        ),
+        row(
+            f"xlscore default ({auto}): `xlscore score` as it runs unless told otherwise "
+            "(score and evidence)",
             "default-auto",
             f"{sec['default-auto'] / sec['floor-default']:.2f}× its models' fp32 floor; "
             f"**{sec[bert] / sec['default-auto']:.2f}× bert_score's pairs/s**",
         ),
         row(
-            "xlscore default, `--precision fp32`, every field",
+            "xlscore default, `--precision fp32`",
             "default-fp32",
             f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"
             if "default-fp32" in sec
             else "",
         ),
         row(
+            f"xlscore default ({auto}), `--fields all` (the paper's columns too)",
+            "default-all-auto",
+            f"{sec['default-all-auto'] / sec['default-auto']:.2f}× the time of score and "
+            f"evidence; {sec[bert] / sec['default-all-auto']:.2f}× bert_score's pairs/s",
+        ),
+        row(
             f"xlscore default ({auto}), `--fields score` (what `rank` and `batch` compute)",
             "default-score-auto",
-            f"{sec['default-auto'] / sec['default-score-auto']:.2f}× as fast as every field; "
-            f"**{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**",
+            f"{sec['default-auto'] / sec['default-score-auto']:.2f}× as fast as score and "
+            f"evidence; **{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**",
         ),
         row(
             "xlscore default, `--precision int8`, `--fields score`",
@@ -546,11 +586,23 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
                 "default score, int8 vs fp32",
             )
         )
-    d = max(
-        abs(a - b)
-        for a, b in zip(runs["default-score-auto"]["scores"], runs["default-auto"]["scores"])
+    lines.append(
+        "* "
+        + change_note(
+            args.data,
+            args.limit,
+            runs["student-auto"]["scores"],
+            runs["default-auto"]["scores"],
+            f"the student's ({STUDENT}) score vs the default's, same precision",
+            "the default",
+        )
     )
-    lines.append(f"* default score, `--fields score` vs every field: largest difference {d:.2e}.")
+    for other, label in (
+        ("default-score-auto", "`--fields score`"),
+        ("default-all-auto", "`--fields all`"),
+    ):
+        d = max(abs(a - b) for a, b in zip(runs[other]["scores"], runs["default-auto"]["scores"]))
+        lines.append(f"* default score, {label} vs score and evidence: largest difference {d:.2e}.")
     return [x for x in lines if x is not None]
 
 

@@ -49,7 +49,12 @@ def main() -> None:
         )
     model = QualityEstimator.load(source, precision="fp32")
     shipped = Recipe()
-    model.recompress(shipped.delta_rank, shipped.delta_bits)
+    if (model.recipe.delta_rank, model.recipe.delta_bits) != (
+        shipped.delta_rank,
+        shipped.delta_bits,
+    ):
+        # (a student is trained compressed as it ships: its fold predictions are of that file)
+        model.recompress(shipped.delta_rank, shipped.delta_bits)
     if args.span_threshold is not None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)

@@ -73,6 +73,8 @@ def scored_tsv(tmp_path_factory):
             "--quiet",
             "--chunk-size",
             "16",
+            "--fields",
+            "all",
         )
     )
     return out, r
@@ -172,7 +174,9 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
         for x in csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
         if x["segment"] != "system"
     }
-    r = ok(cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--quiet"))
+    r = ok(
+        cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--fields", "all", "--quiet")
+    )
     text = [ln.split() for ln in r.stdout.splitlines() if ln.strip()[:1].isdigit()]
     assert len(text) == 24
     # a corpus map fitted on two engines differs a little from one fitted on four
@@ -287,6 +291,8 @@ def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
             "--resume",
             "--chunk-size",
             "16",
+            "--fields",
+            "all",
         )
     )
     assert "resuming after segment 5 of 12" in r.stderr
@@ -296,20 +302,12 @@ def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
 def test_resume_refuses_a_file_from_other_settings(scored_tsv, tmp_path):
     other = tmp_path / "other.tsv"
     shutil.copy(scored_tsv[0], other)
-    r = cli(
-        "score",
-        "-s",
-        SRC,
-        *[arg for e in ENGINES for arg in ("-t", e)],
-        "--format",
-        "tsv",
-        "-o",
-        other,
-        "--resume",
-        "--variant",
-        "all",
-        "--quiet",
-    )
+    resume = ["score", "-s", SRC, *[a for e in ENGINES for a in ("-t", e)], "--format", "tsv"]
+    resume += ["-o", other, "--resume", "--quiet"]
+    r = cli(*resume, "--variant", "all", "--fields", "all")
+    assert r.returncode == 2 and "cannot resume" in r.stderr
+    # the fields computed are settings too
+    r = cli(*resume)
     assert r.returncode == 2 and "cannot resume" in r.stderr
 
 

@@ -130,3 +130,30 @@ def test_evidence_reaches_the_result(demo):
 def test_consensus_belongs_to_the_papers_score():
     with pytest.raises(XLScoreError, match="consensus blends into the paper's score only"):
         XLScorer.offline(consensus=True)
+
+
+def test_the_shipped_student_is_one_smaller_pass():
+    """``st4-e5s`` (xlscore.estimator.distill): the default's 4-layer student, no similarity;
+    its score is its estimate (pulled to the floor by foreign words) minus the check term, and
+    its signature says so."""
+    student = XLScorer(
+        en_model=offline_scorer().en,
+        ru_model=offline_scorer().ru,
+        estimator="st4-e5s",
+        fields="score",
+    )
+    est = student.estimator
+    assert len(est.model.encoder.encoder.layer) == 4 and est.recipe.targets == "raw"
+    assert (est.similarity_weight, est.meaning_blend, est.check_weight) == (0, 0, 0.25)
+    sig = student.signature()
+    assert "|est:st4-e5s#" in sig and "*sim" not in sig and "-0.25*checks|" in sig
+    rows = read_demo()
+    src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
+    res = student.score(src, mt)
+    for r, s, t in zip(res, src, mt):
+        assert r.similarity is None
+        want = r.estimate - r.foreign * (r.estimate - FLOOR) - 0.25 * reliable_findings(s, t)
+        assert r.score == pytest.approx(want)
+    # on the teacher's scale: its scores of the demo are close to the default's
+    teacher = [r.score for r in offline_scorer(fields="score").score(src, mt)]
+    assert np.corrcoef([r.score for r in res], teacher)[0, 1] > 0.5

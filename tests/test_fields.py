@@ -109,12 +109,16 @@ def test_cli_fields(tmp_path):
     assert tsv.returncode == 0, tsv.stderr
     rows = [line.split("\t") for line in tsv.stdout.splitlines()[2:] if line[0].isdigit()]
     assert rows and all(r[3:6] == ["", "", ""] and r[7] == "" for r in rows)
-    full = run_cli("score", "-s", src, "-t", mt, "--format", "tsv", "-q")
-    assert [r[2] for r in rows] == [
-        line.split("\t")[2] for line in full.stdout.splitlines()[2:] if line[0].isdigit()
-    ]
+    full = run_cli("score", "-s", src, "-t", mt, "--format", "tsv", "--fields", "all", "-q")
+    full_rows = [line.split("\t") for line in full.stdout.splitlines()[2:] if line[0].isdigit()]
+    assert [r[2] for r in rows] == [r[2] for r in full_rows]
+    assert all(r[3] != "" for r in full_rows)
+    # the text format shows the paper's columns only when they were computed
     text = run_cli("score", "-s", src, "-t", mt, "--fields", "score", "-q")
-    assert text.returncode == 0 and "—" in text.stdout
+    assert text.returncode == 0 and "—" not in text.stdout and " F1 " not in text.stdout
+    assert "fields:score " in text.stdout.splitlines()[0]
+    everything = run_cli("score", "-s", src, "-t", mt, "--fields", "all", "-q")
+    assert " F1 " in everything.stdout and "fields:all" in everything.stderr
     out = tmp_path / "s.jsonl"
     assert (
         run_cli(
@@ -152,3 +156,46 @@ def test_cli_fields(tmp_path):
     assert ranked.returncode == 0 and "engine1" in ranked.stdout
     bad = run_cli("score", "-s", src, "-t", mt, "--fields", "score,bleu")
     assert bad.returncode == 2 and "unknown field 'bleu'" in bad.stderr
+
+
+def test_cli_score_computes_what_is_asked_by_default():
+    """`xlscore score` without --fields: the score and the evidence, no paper columns, no map
+    fitted (so no warning about one), and the signature says which fields were computed."""
+    from conftest import DEMO, run_cli
+
+    src, mt = DEMO / "source.en", DEMO / "engine1.ru"
+    got = run_cli("score", "-s", src, "-t", mt, "--format", "json", "-q")
+    assert got.returncode == 0, got.stderr
+    lines = [json.loads(x) for x in got.stdout.splitlines()]
+    rows = [d for d in lines if "segment" in d]
+    assert rows and all(d["f1"] is None and d["n_anchors"] is None for d in rows)
+    assert any(d["unmatched_source"] for d in rows)
+    summary = next(d for d in lines if "system" in d)
+    assert "fields:score+evidence" in summary["signature"]
+    assert "Procrustes" not in got.stderr and "Warning" not in got.stderr
+    paper = run_cli("score", "-s", src, "-t", mt, "--estimator", "none", "--format", "json", "-q")
+    assert paper.returncode == 0, paper.stderr
+    first = next(json.loads(x) for x in paper.stdout.splitlines() if '"segment"' in x)
+    assert first["f1"] is not None and "fields:all" in paper.stderr
+
+
+def test_words_alone_need_no_encoder_pass(monkeypatch):
+    """An estimator without a similarity (the shipped student), asked for the score alone: the
+    words (for the foreign-text share and the flags) come from the tokenizer, the encoder never
+    runs, and the words are those an encoder pass would give."""
+    from xlscore.encoders.encoder import Encoder
+
+    scorer = XLScorer.offline(estimator="st4-e5s", fields="score")
+    assert scorer.estimator.similarity_weight == 0
+    embedded = scorer.ru.embed_words(TRANSLATIONS)
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("the encoder ran")
+
+    monkeypatch.setattr(Encoder, "_forward", no_pass)
+    alone = scorer.ru.words_only(TRANSLATIONS)
+    assert [w.words for w in alone] == [w.words for w in embedded]
+    assert [w.spans for w in alone] == [w.spans for w in embedded]
+    results = scorer.score(SOURCES, TRANSLATIONS)
+    assert "untranslated" in results[2].flags and results[2].foreign > 0.5
+    assert all(r.similarity is None for r in results)

@@ -37,7 +37,7 @@ from xlscore.encoders.words import normalize_text
 from xlscore.errors import AlignmentMismatchError, InputError, XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
-from xlscore.fields import resolve_fields
+from xlscore.fields import FIELDS, resolve_fields
 from xlscore.final_score import (
     CONSENSUS_MIN,
     CONSENSUS_WEIGHT,
@@ -259,15 +259,23 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         self, sources: list[str], translations: list[str], progress: bool
     ) -> PreparedCorpus:
         """A chunk prepared for :meth:`iter_score`: everything (:meth:`prepare`) when the
-        paper's columns are asked for; else both sides embedded once by the similarity encoder
-        and anchors only as far as the evidence needs them (for the foreign-text share and the
-        flags, without any word translation, when it is not asked for either)."""
+        paper's columns are asked for; else anchors only as far as the evidence needs them
+        (for the foreign-text share and the flags, without any word translation, when it is
+        not asked for either), on both sides embedded once by the similarity encoder when the
+        estimator's similarity or the word alignment needs vectors, and on the words alone
+        (no encoder pass) when nothing does."""
         if "paper" in self.fields:
             return self._prepare(sources, translations, progress)
         enc = self._similarity_encoder()
-        src = enc.embed_words(sources, progress=progress)
-        mt = enc.embed_words(translations, progress=progress)
-        corpus = self.anchor(src, mt, translate="evidence" in self.fields, space=(src, mt))
+        translate = "evidence" in self.fields
+        similar = self.estimator is not None and bool(self.estimator.similarity_weight)
+        if similar or (translate and isinstance(self.translator, AlignmentTranslator)):
+            src = enc.embed_words(sources, progress=progress)
+            mt = enc.embed_words(translations, progress=progress)
+            space: tuple[list[WordVectors], list[WordVectors]] | None = (src, mt)
+        else:
+            src, mt, space = enc.words_only(sources), enc.words_only(translations), None
+        corpus = self.anchor(src, mt, translate=translate, space=space)
         corpus.given, corpus.paper = translations, False
         return corpus
 
@@ -579,6 +587,7 @@ class XLScorer(MapFitting, Weighting, FinalScore):
             "align_center": self.align_center,
             "align_normalize": self.align_normalize,
             "estimator": self.estimator.describe() if self.estimator is not None else None,
+            "fields": [f for f in FIELDS if f in self.fields],
             "similarity": (
                 self._similarity_encoder().describe()
                 if self.estimator is not None and self.estimator.similarity_weight
@@ -618,5 +627,6 @@ class XLScorer(MapFitting, Weighting, FinalScore):
             f"words:{d['words']}",
             f"tr:{d['translator'].split(':')[0]}",
             f"align:{d['alignment']}",
+            "fields:" + ("all" if set(d["fields"]) == set(FIELDS) else "+".join(d["fields"])),
         ]
         return "|".join(parts)

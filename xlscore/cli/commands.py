@@ -38,7 +38,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             out_path.parent.mkdir(parents=True, exist_ok=True)
             if args.resume and out_path.exists() and out_path.stat().st_size:
                 start, scores = resume_state(
-                    out_path, WRITERS[args.format](sys.stdout), head, names
+                    out_path, WRITERS[args.format](sys.stdout, scorer.fields), head, names
                 )
             if start:
                 out = stack.enter_context(open(out_path, "a", encoding="utf-8"))
@@ -47,7 +47,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 out = stack.enter_context(open(out_path, "w", encoding="utf-8"))
         else:
             out = sys.stdout
-        writer = WRITERS[args.format](out)
+        writer = WRITERS[args.format](out, scorer.fields)
         if start == 0:
             writer.header(head, names)
             out.flush()
@@ -58,7 +58,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 writer.row(i + 1, name, by[name])
                 scores[name].append(writer.written(by[name].score))
             bar.update(1)
-            if i % 100 == 99:
+            if i % 10 == 9:  # finished segments reach the file soon (a killed run keeps them)
                 out.flush()
         bar.close()
         signature = scorer.signature()

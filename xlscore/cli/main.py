@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=CHUNK_PAIRS,
         help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})",
     )
-    add_fields_option(p, "all")
+    add_fields_option(p, "score,evidence")
     add_model_options(p)
     p.set_defaults(func=cmd_score)
 

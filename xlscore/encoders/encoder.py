@@ -227,21 +227,7 @@ class Encoder:
         resolved = [self._check_layer(L) for L in layers]
         items, order = self._encode_pieces(sentences, progress, resolved)
         out: dict[int, list[WordVectors]] = {}
-        merged = {}
-        for key, item in items.items():
-            words = split_words(item.text)
-            matrix, missing = piece_word_matrix(item.spans, words)
-            dropped = [words[i].text for i in missing]
-            if dropped:
-                warnings.warn(
-                    f"sentence {item.index + 1}: no sub-word piece for "
-                    f"{', '.join(map(repr, dropped))}; left out",
-                    UnembeddedWordWarning,
-                    stacklevel=3,
-                )
-            lost = set(missing)
-            keep = [w for i, w in enumerate(words) if i not in lost]
-            merged[key] = (matrix, keep, dropped, item)
+        merged = {key: (*_pieces_to_words(item), item) for key, item in items.items()}
         for layer, resolved_layer in zip(layers, resolved):
             by_key = {}
             for key, (matrix, keep, dropped, item) in merged.items():
@@ -255,6 +241,27 @@ class Encoder:
                 )
             out[layer] = [by_key[k] for k in order]
         return out
+
+    def words_only(self, sentences: Sequence[str]) -> list[WordVectors]:
+        """The words of each sentence as :meth:`embed_words` finds them (the same words left
+        out for want of a piece), without running the model: vectors with no columns. For
+        whatever needs only the words (foreign-text share, flags, dictionary anchors)."""
+        if isinstance(sentences, str):
+            raise TypeError("the encoder takes a list of sentences, not a single string")
+        unique, first, order = _unique_texts(sentences)
+        by_key = []
+        for item in self._tokenize(unique, first):
+            _, keep, dropped = _pieces_to_words(item)
+            by_key.append(
+                WordVectors(
+                    item.text,
+                    [w.text for w in keep],
+                    [(w.start, w.end) for w in keep],
+                    torch.zeros(len(keep), 0),
+                    dropped,
+                )
+            )
+        return [by_key[k] for k in order]
 
     def embed_sentences(
         self, sentences: Sequence[str], *, layer: int = -1, progress: bool = False
@@ -317,13 +324,8 @@ class Encoder:
             raise TypeError("the encoder takes a list of sentences, not a single string")
         if not layers:
             raise ModelError("no layer asked for")
-        texts = [normalize_text(s) for s in sentences]
-        keys: dict[str, int] = {}
-        order = [keys.setdefault(t, len(keys)) for t in texts]
-        first: dict[int, int] = {}
-        for i, k in enumerate(order):
-            first.setdefault(k, i)
-        items = self._tokenize(list(keys), [first[k] for k in range(len(keys))])
+        unique, first, order = _unique_texts(sentences)
+        items = self._tokenize(unique, first)
         self._forward(items, progress, layers, pool)
         return dict(enumerate(items)), order
 
@@ -459,3 +461,32 @@ class Encoder:
         if k + 1 < len(windows):
             e = (windows[k][1] - 1 + windows[k + 1][0]) // 2 + 1
         return s, e
+
+
+def _unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
+    """The distinct normalised sentences, the input position where each first occurs, and the
+    distinct sentence of each input."""
+    texts = [normalize_text(s) for s in sentences]
+    keys: dict[str, int] = {}
+    order = [keys.setdefault(t, len(keys)) for t in texts]
+    first: dict[int, int] = {}
+    for i, k in enumerate(order):
+        first.setdefault(k, i)
+    return list(keys), [first[k] for k in range(len(keys))], order
+
+
+def _pieces_to_words(item: _Item) -> tuple[torch.Tensor, list, list[str]]:
+    """A sentence's piece-to-word averaging matrix, its words that received a piece and the
+    texts of those that did not (with a warning)."""
+    words = split_words(item.text)
+    matrix, missing = piece_word_matrix(item.spans, words)
+    dropped = [words[i].text for i in missing]
+    if dropped:
+        warnings.warn(
+            f"sentence {item.index + 1}: no sub-word piece for "
+            f"{', '.join(map(repr, dropped))}; left out",
+            UnembeddedWordWarning,
+            stacklevel=4,
+        )
+    lost = set(missing)
+    return matrix, [w for i, w in enumerate(words) if i not in lost], dropped

@@ -103,6 +103,14 @@ SHIPPED: tuple[ShippedEstimator, ...] = (
         "5e865b0386da2691ebd78a848650ff8196983b6da7eeeece8f89031bddcc8fdf",
         "pack:e5-small",
     ),
+    # the default's 4-layer student (xlscore.estimator.distill): one pass, faster, but it failed
+    # the ship gate (more meaning errors missed), so it is an option, not the default
+    ShippedEstimator(
+        "st4-e5s",
+        "weights/st4-e5s.safetensors",
+        "a9c70cbe982f039d857e482e7888dec2d9bdf02c980dcdabf87aa64bfe791f8c",
+        "pack:e5-small",
+    ),
 )
 DEFAULT = "default"
 
@@ -177,6 +185,8 @@ class QualityEstimator:
         self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
         if getattr(encoder, "pooler", None) is not None:
             encoder.pooler = None
+        if self.recipe.layers:
+            _keep_lowest_layers(encoder, self.recipe.layers, self.base)
         self.model = (
             CrossEncoder(
                 encoder,
@@ -728,6 +738,19 @@ class QualityEstimator:
         est.meta = {k: v for k, v in meta.items() if k in ("recipe", "training", "data")}
         est.name, est.digest, est.path, est.fitted = meta["name"], digest, path, True
         return est
+
+
+def _keep_lowest_layers(encoder: torch.nn.Module, n: int, base: str) -> None:
+    """Cut a BERT-like encoder to its lowest ``n`` transformer layers (a student's body)."""
+    stack = getattr(getattr(encoder, "encoder", None), "layer", None)
+    if not isinstance(stack, torch.nn.ModuleList):
+        raise ModelError(f"cannot keep {n} layers of {base}: it has no BERT-like layer stack")
+    if n > len(stack):
+        raise ModelError(f"{base} has {len(stack)} layers, fewer than the {n} the recipe keeps")
+    del stack[n:]
+    config = getattr(encoder, "config", None)
+    if config is not None:
+        config.num_hidden_layers = n
 
 
 def _rows_digest(rows: Sequence[Judgment]) -> str:

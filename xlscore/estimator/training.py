@@ -41,6 +41,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -86,6 +87,8 @@ class Recipe:
     seeds: int = 1
     delta_rank: int = 64
     delta_bits: int = 8
+    layers: int = 0
+    targets: str = "normal"
 
     def __post_init__(self) -> None:
         checks = [
@@ -122,6 +125,8 @@ class Recipe:
             (self.seeds >= 1, "seeds must be at least 1"),
             (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
             (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
+            (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
+            (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
         ]
         for ok, message in checks:
             if not ok:
@@ -162,7 +167,15 @@ LEGACY = {
     "word_evidence": False,
     "enru_weight": 1.0,
     "balance": 1.0,
+    "layers": 0,
+    "targets": "normal",
 }
+
+#: how human scores become training targets: ``normal``, the normal scores of each set
+#: (:func:`normal_scores`: one scale whatever the set's own); ``raw``, the scores as given (a
+#: teacher's scores that a student learns to reproduce on the teacher's own scale,
+#: :mod:`xlscore.estimator.distill`)
+TARGETS = ("normal", "raw")
 
 
 #: how the meaning head learns from the corruptions: ``margin``, each corruption below the
@@ -255,7 +268,7 @@ def make_examples(
             r.human / _word_count(r.translation) if recipe.per_word and r.kind == "mqm" else r.human
             for r in rows
         ]
-        targets = normal_scores(human)
+        targets = normal_scores(human) if recipe.targets == "normal" else np.asarray(human)
         for r, t in zip(rows, targets):
             g = groups.setdefault((d, r.seg_id), len(groups))
             text = normalize_text(r.translation)
@@ -277,40 +290,58 @@ def make_examples(
                 )
             )
     if corrupt is not None and recipe.synthetic > 0:
-        rng = random.Random(recipe.seed + 7)
-        pool = [e.translation for e, ru in zip(out, russian) if ru]
-        used = dict.fromkeys(recipe.kinds() or _corruption_kinds(), 0)
-        for i in range(len(russian)):
-            if russian[i] and rng.random() < recipe.synthetic:
-                e = out[i]
-                # the kinds used least so far are tried first, so that kinds that apply to
-                # few sentences (numbers, names, roles) are not crowded out by those that
-                # apply to any
-                for kind in sorted(used, key=lambda k: (used[k], rng.random())):
-                    bad = corrupt(e.source, e.translation, rng, pool, [kind])
-                    if bad is not None and bad.text != e.translation:
-                        break
-                else:
-                    continue
+        pairs = [(e.source, e.translation) for e in out]
+        for i, bad in draw_corruptions(
+            pairs, russian, recipe.synthetic, recipe.kinds(), recipe.seed + 7, corrupt
+        ):
+            e = out[i]
+            # the parent's own marks move onto the corrupted text; the corruption is major
+            where = offset_map(e.translation, bad.text)
+            errors = tuple((*move_span(where, a, b), c) for a, b, c in e.errors) + tuple(
+                (a, b, 2) for a, b in bad.spans
+            )
+            out.append(
+                Example(
+                    e.source,
+                    bad.text,
+                    e.target,
+                    -1,
+                    e.dataset,
+                    0.0,
+                    i,
+                    errors=errors,
+                    clean=e.clean,
+                )
+            )
+    return out
+
+
+def draw_corruptions(
+    pairs: Sequence[tuple[str, str]],
+    eligible: Sequence[bool],
+    share: float,
+    kinds: Sequence[str],
+    seed: int,
+    corrupt: Callable,
+) -> list[tuple[int, Any]]:
+    """Corruptions of about ``share`` of the ``eligible`` (English->Russian) ``pairs``, as
+    ``(index of the pair, corruption)``: one per drawn pair, of the kind among ``kinds``
+    (empty: every kind) used least so far that applies to it, so that kinds that apply to few
+    sentences (numbers, names, roles) are not crowded out by those that apply to any.
+    ``corrupt``: :func:`xlscore.estimator.corruptions.corrupt`. Deterministic for a ``seed``."""
+    rng = random.Random(seed)
+    pool = [t for (_, t), ok in zip(pairs, eligible) if ok]
+    used = dict.fromkeys(kinds or _corruption_kinds(), 0)
+    out = []
+    for i, ((source, translation), ok) in enumerate(zip(pairs, eligible)):
+        if not (ok and rng.random() < share):
+            continue
+        for kind in sorted(used, key=lambda k: (used[k], rng.random())):
+            bad = corrupt(source, translation, rng, pool, [kind])
+            if bad is not None and bad.text != translation:
                 used[kind] += 1
-                # the parent's own marks move onto the corrupted text; the corruption is major
-                where = offset_map(e.translation, bad.text)
-                errors = tuple((*move_span(where, a, b), c) for a, b, c in e.errors) + tuple(
-                    (a, b, 2) for a, b in bad.spans
-                )
-                out.append(
-                    Example(
-                        e.source,
-                        bad.text,
-                        e.target,
-                        -1,
-                        e.dataset,
-                        0.0,
-                        i,
-                        errors=errors,
-                        clean=e.clean,
-                    )
-                )
+                out.append((i, bad))
+                break
     return out
 
 

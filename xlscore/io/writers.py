@@ -4,12 +4,13 @@ time and readable back, which is what ``--resume`` relies on."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TextIO
 
 from xlscore.errors import InputError
+from xlscore.fields import ALL
 
 
 @dataclass
@@ -29,8 +30,11 @@ class Writer:
 
     DECIMALS: int | None = None
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, fields: Iterable[str] = ALL) -> None:
         self.out = out
+        #: the field groups the scorer computes (:mod:`xlscore.fields`); the text format
+        #: shows the paper's columns only when they are among them
+        self.fields = frozenset(fields)
 
     def written(self, score: float) -> float:
         """The score as this format writes it."""
@@ -114,25 +118,26 @@ class TextWriter(TsvWriter):
 
     def header(self, head, engines):
         self.out.write(self.first_line(head) + "\n")
-        self.out.write(
-            f"# {'seg':>5}  {'engine':<16} {'score':>8} {'F1':>8} {'P':>8} {'R':>8} "
-            f"{'cons':>7} {'anchors':>7}  flags\n"
+        paper = (
+            f" {'F1':>8} {'P':>8} {'R':>8} {'cons':>7} {'anchors':>7}"
+            if "paper" in self.fields
+            else ""
         )
+        self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8}{paper}  flags\n")
 
     def row(self, segment, engine, r):
-        paper = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
-        self.out.write(
-            f"{segment:>7}  {engine:<16} {r.score:+8.4f} {paper} "
-            f"{_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}  "
-            f"{','.join(r.flags)}\n"
-        )
+        paper = ""
+        if "paper" in self.fields:
+            prp = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
+            paper = f" {prp} {_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}"
+        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}  {','.join(r.flags)}\n")
 
     def summary(self, engine, mean, n, signature):
         self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments\n")
 
     def parse(self, line):
         f = line.split()
-        if len(f) < 7 or not f[0].isdigit():
+        if len(f) < 3 or not f[0].isdigit():
             return None
         return Row(int(f[0]), f[1], float(f[2]))
 
@@ -169,7 +174,7 @@ class JsonWriter(Writer):
         return Row(int(d["segment"]), str(d["engine"]), float(d["score"]))
 
 
-WRITERS: dict[str, Callable[[TextIO], Writer]] = {
+WRITERS: dict[str, type[Writer]] = {
     "text": TextWriter,
     "tsv": TsvWriter,
     "json": JsonWriter,

@@ -1,0 +1,185 @@
+"""Distil a gated estimator (the teacher) into a smaller student, per leave-one-dataset-out fold.
+
+    python experiments/distill.py label --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22
+    python experiments/distill.py run --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22 \\
+        --variant st4
+    python experiments/estimator.py export --data-dir ../shared/data --variant st4 --suffix r64b8
+
+``label``: the fold's teacher (``.cache/estimator/TEACHER/FOLD/full.safetensors`` at the rank
+and width it ships, with the shipped file's meaning blend, similarity weight and check weight)
+scores a pool of translations nobody judged for this purpose: those of the fold's own training
+sets (never its test set, nor the DA rows that share its sources) and the WMT19 IT training
+translations, a deterministic sample of ``--pool`` of them, plus corruptions of a
+``--corrupt`` share (:func:`xlscore.estimator.distill.with_corruptions`). Labels are appended
+to ``.cache/estimator/distill/TEACHER-FOLD/labels.jsonl`` as they come, so an interrupted run
+resumes where it stopped.
+
+``run``: trains the student (:data:`xlscore.estimator.distill.STUDENT`, ``--layers``) on the
+labels, checkpointing, and saves it with its predictions on the fold's test rows in the layout
+``estimator.py export`` reads (suffix ``r64b8``). The student of the ``lodo-qe22`` fold is the
+one that ships (its teacher is the shipped file, trained without WMT22 dev).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from _results import cpu_name
+from estimator import CACHE, fold_split, load_sets, save_estimates
+
+from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
+from xlscore.estimator.model import QualityEstimator, read_metadata
+from xlscore.io.judgments import ErrorMark, Judgment
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "xlscore" / "estimator" / "weights" / "rtm15-e5s.safetensors"
+
+
+def pool(sets: dict, fold: str, teacher_cfg: dict, size: int, share: float) -> list[Pair]:
+    """The fold's unjudged pool (see the module's docstring), in a fixed order."""
+    train, _ = fold_split(sets, fold, {**teacher_cfg, "it": False})
+    seen: set[tuple[str, str]] = set()
+    pairs = []
+    for rows in [*train, sets["it"]]:
+        for r in rows:
+            key = (r.source, r.translation)
+            if key not in seen and r.source.strip() and r.translation.strip():
+                seen.add(key)
+                pairs.append(Pair(r.seg_id, r.system or "", r.source, r.translation))
+    random.Random(0).shuffle(pairs)
+    return with_corruptions(pairs[:size], share, seed=7)
+
+
+def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
+    """The fold's teacher as it would ship: its weights at the shipped rank and width and the
+    shipped file's blend and weights."""
+    meta = read_metadata(shipped)
+    rec = meta["recipe"]
+    est = QualityEstimator.load(CACHE / name / fold / "full.safetensors")
+    est.recompress(int(rec["delta_rank"]), int(rec["delta_bits"]))
+    est.meaning_blend = float(meta.get("meaning_blend", 0.0))
+    est.similarity_weight = float(meta.get("similarity_weight", 0.0))
+    est.check_weight = float(meta.get("check_weight", 0.0))
+    return est
+
+
+def labels_file(args) -> Path:
+    return CACHE / "distill" / f"{args.teacher}-{args.fold}" / "labels.jsonl"
+
+
+def cmd_label(args, sets) -> None:
+    from xlscore import XLScorer
+
+    cfg = json.loads((CACHE / args.teacher / "config.json").read_text())
+    pairs = pool(sets, args.fold, cfg, args.pool, args.corrupt)
+    out = labels_file(args)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    spec = {"pool": args.pool, "corrupt": args.corrupt, "pairs": len(pairs)}
+    spec_file = out.parent / "pool.json"
+    if spec_file.exists() and json.loads(spec_file.read_text()) != spec:
+        raise SystemExit(f"{spec_file} was made with another pool; remove its folder to relabel")
+    spec_file.write_text(json.dumps(spec))
+    done = sum(1 for _ in out.open()) if out.exists() else 0
+    if done >= len(pairs):
+        print(f"{out}: {done} labels, done before")
+        return
+    scorer = XLScorer.offline(
+        estimator=teacher(args.teacher, args.fold, args.shipped), fields="score"
+    )
+    t0 = time.time()
+    with out.open("a", encoding="utf-8") as fh:
+        for i, j in teacher_labels(scorer, pairs, start=done, progress=not args.quiet):
+            errors = [[e.start, e.end, e.severity] for e in j.errors or ()]
+            row = [j.seg_id, j.system, j.source, j.translation, round(j.human, 6), errors]
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            if i % 500 == 0:
+                fh.flush()
+    print(f"{out}: {len(pairs) - done} labels in {(time.time() - t0) / 60:.1f} min ({cpu_name()})")
+
+
+def read_labels(path: Path) -> list[Judgment]:
+    rows = []
+    for line in path.open(encoding="utf-8"):
+        seg, system, src, mt, score, errors = json.loads(line)
+        marks = tuple(ErrorMark(a, b, s) for a, b, s in errors)
+        rows.append(Judgment(seg, system, src, mt, score, errors=marks))
+    return rows
+
+
+def cmd_run(args, sets) -> None:
+    spec_file = labels_file(args).parent / "pool.json"
+    if not spec_file.exists():
+        raise SystemExit(f"no labels for {args.teacher}/{args.fold}: run `label` first")
+    expected = json.loads(spec_file.read_text())["pairs"]
+    rows = read_labels(labels_file(args))
+    if len(rows) != expected:
+        raise SystemExit(f"{len(rows)} of {expected} labels: finish `label` first")
+    recipe = replace(STUDENT, layers=args.layers, epochs=args.epochs, seed=args.seed)
+    folder = CACHE / args.variant
+    out = folder / args.fold
+    out.mkdir(parents=True, exist_ok=True)
+    config = {
+        "recipe": asdict(recipe),
+        "it": False,
+        "it_sample": 0,
+        "da": True,
+        "multilingual": [],
+        "teacher": args.teacher,
+        "pool": {k: v for k, v in json.loads(spec_file.read_text()).items() if k != "pairs"},
+        "note": f"a {args.layers}-layer student of {args.teacher}, distilled on its labels",
+    }
+    cfg_file = folder / "config.json"
+    if cfg_file.exists() and json.loads(cfg_file.read_text()) != config:
+        raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
+    cfg_file.write_text(json.dumps(config, indent=1))
+    if (out / "pred-r64b8.npy").exists():
+        print(f"{args.variant}/{args.fold}: done before")
+        return
+    t0 = time.time()
+    meta = read_metadata(args.shipped)
+    student = student_of(float(meta.get("check_weight", 0.0)), recipe)
+    student.fit([rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
+    student.save(out / "full.safetensors", name=f"{args.variant}-{args.fold}")
+    minutes = max(time.time() - t0, student.log.seconds) / 60
+    _, test = fold_split(sets, args.fold, {**config, "da": False})
+    save_estimates(out, "r64b8", student, test)
+    log = {
+        "minutes": minutes,
+        "cpu": cpu_name(),
+        "train_rows": len(rows),
+        "log": asdict(student.log),
+    }
+    (out / "log.json").write_text(json.dumps(log))
+    for p in out.glob("train.ckpt*"):
+        p.unlink()
+    print(f"{args.variant}/{args.fold}: trained on {len(rows)} labels in {minutes:.1f} min")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=("label", "run"))
+    ap.add_argument("--data-dir", required=True, type=Path)
+    ap.add_argument("--teacher", default="rtm15", help="variant under .cache/estimator/")
+    ap.add_argument("--fold", required=True, choices=("lodo-qe22", "lodo-news"))
+    ap.add_argument("--shipped", type=Path, default=SHIPPED, help="the teacher as it ships")
+    ap.add_argument("--pool", type=int, default=12000, help="judged-set translations to label")
+    ap.add_argument("--corrupt", type=float, default=0.3, help="share of them also corrupted")
+    ap.add_argument("--variant", default="st4")
+    ap.add_argument("--layers", type=int, default=STUDENT.layers)
+    ap.add_argument("--epochs", type=float, default=STUDENT.epochs)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+    sets = load_sets(args.data_dir)
+    sets["data_dir"] = args.data_dir
+    {"label": cmd_label, "run": cmd_run}[args.command](args, sets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

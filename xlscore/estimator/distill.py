@@ -1,0 +1,111 @@
+"""A smaller, faster estimator that learns to give the scores a larger one gives.
+
+The default score of a teacher estimator (e.g. ``rtm15-e5s``) costs a 12-layer cross-encoder
+pass over each pair and a second encoder's pass over each side for its similarity. A student
+is a cross-encoder on the lowest few layers of the same base (:attr:`Recipe.layers`) that is
+trained to reproduce, in one pass, the teacher's whole score (its estimate, meaning blend and
+similarity part) on the teacher's own scale (:attr:`Recipe.targets` ``"raw"``), and the
+teacher's predicted error spans as its word labels. It is trained on translations no human
+judged: the teacher labels them (:func:`teacher_labels`), and on corruptions of some of them
+(:func:`xlscore.estimator.training.draw_corruptions`), so that the student also sees the
+meaning errors the teacher was taught to notice.
+
+The check findings stay outside: the student keeps the teacher's ``check_weight`` and the
+scorer subtracts it per finding, as for the teacher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from xlscore.errors import XLScoreError
+from xlscore.estimator.training import Recipe, draw_corruptions
+from xlscore.io.judgments import ErrorMark, Judgment
+
+if TYPE_CHECKING:
+    from xlscore.scorer import XLScorer
+
+#: the student's recipe unless told otherwise: e5-small's lowest 4 layers, all trained, the
+#: teacher's head shapes and word head, no ranking or margin losses (the teacher's scores
+#: already order the corruptions below their parents)
+STUDENT = Recipe(
+    layers=4,
+    targets="raw",
+    freeze_layers=0,
+    head_hidden=256,
+    features=False,
+    word_weight=1.0,
+    word_evidence=True,
+    rank_weight=0.0,
+    synthetic=0.0,
+    meaning_weight=0.0,
+    lr=1e-4,
+    epochs=2.0,
+)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """An unjudged translation to label: its source, text and where it came from (``seg_id``,
+    ``system``; a corruption's system is ``corrupted:KIND-OF-PARENT``)."""
+
+    seg_id: str
+    system: str
+    source: str
+    translation: str
+
+
+def with_corruptions(pairs: Sequence[Pair], share: float, seed: int) -> list[Pair]:
+    """``pairs`` followed by corruptions of about ``share`` of them (one each; see
+    :func:`~xlscore.estimator.training.draw_corruptions`)."""
+    from xlscore.estimator.corruptions import corrupt
+
+    drawn = draw_corruptions(
+        [(p.source, p.translation) for p in pairs], [True] * len(pairs), share, (), seed, corrupt
+    )
+    extra = [
+        Pair(pairs[i].seg_id, f"corrupted:{pairs[i].system}", pairs[i].source, bad.text)
+        for i, bad in drawn
+    ]
+    return [*pairs, *extra]
+
+
+def teacher_labels(
+    scorer: XLScorer, pairs: Sequence[Pair], *, start: int = 0, progress: bool = False
+) -> Iterator[tuple[int, Judgment]]:
+    """The teacher's label of each pair from ``start`` on, in order, as a :class:`Judgment`:
+    ``human`` is the teacher's score without its check term (the student keeps that term
+    itself) and ``errors`` its predicted error spans. ``scorer`` holds the teacher as its
+    estimator; only its score is computed (``fields="score"``)."""
+    est = scorer.estimator
+    if est is None:
+        raise XLScoreError("teacher_labels needs a scorer with an estimator (the teacher)")
+    if scorer.fields != frozenset({"score"}):
+        raise XLScoreError('label with a scorer that computes the score alone (fields="score")')
+    from xlscore.estimator.checks import reliable_findings
+
+    sources = [p.source for p in pairs]
+    translations = [p.translation for p in pairs]
+    for i, by in scorer.iter_score(sources, translations, start=start, progress=progress):
+        r, p = by[""], pairs[i]
+        empty = "empty" in r.flags or "empty_source" in r.flags
+        target = r.score
+        if est.check_weight and not empty:
+            target += est.check_weight * reliable_findings(p.source, p.translation)
+        errors = tuple(ErrorMark(s.start, s.end, s.severity) for s in r.error_spans)
+        yield i, Judgment(p.seg_id, p.system, p.source, p.translation, float(target), errors=errors)
+
+
+def student_of(teacher_check_weight: float, recipe: Recipe = STUDENT, **kwargs):
+    """An untrained student (:class:`~xlscore.estimator.model.QualityEstimator` with
+    ``recipe``) that will subtract the teacher's ``check_weight`` per check finding;
+    ``kwargs`` go to the estimator (``base``, ``device``, ``precision``)."""
+    from xlscore.estimator.model import QualityEstimator
+
+    if recipe.targets != "raw" or not recipe.layers:
+        raise XLScoreError("a student's recipe keeps some layers and learns raw targets")
+    student = QualityEstimator(recipe=recipe, **kwargs)
+    student.check_weight = float(teacher_check_weight)
+    return student
