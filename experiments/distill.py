@@ -70,7 +70,10 @@ def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
 
 
 def labels_file(args) -> Path:
-    return CACHE / "distill" / f"{args.teacher}-{args.fold}" / "labels.jsonl"
+    """Where the labels of this teacher, fold and pool are kept (``--pool-name``: a pool made
+    with other ``--pool``/``--corrupt`` settings beside the first)."""
+    name = f"{args.teacher}-{args.fold}" + (f"-{args.pool_name}" if args.pool_name else "")
+    return CACHE / "distill" / name / "labels.jsonl"
 
 
 def cmd_label(args, sets) -> None:
@@ -85,6 +88,9 @@ def cmd_label(args, sets) -> None:
     if spec_file.exists() and json.loads(spec_file.read_text()) != spec:
         raise SystemExit(f"{spec_file} was made with another pool; remove its folder to relabel")
     spec_file.write_text(json.dumps(spec))
+    if out.exists():  # a run killed mid-line: keep its complete lines only
+        data = out.read_bytes()
+        out.write_bytes(data[: data.rfind(b"\n") + 1])
     done = sum(1 for _ in out.open()) if out.exists() else 0
     if done >= len(pairs):
         print(f"{out}: {done} labels, done before")
@@ -170,6 +176,7 @@ def main() -> None:
     ap.add_argument("--shipped", type=Path, default=SHIPPED, help="the teacher as it ships")
     ap.add_argument("--pool", type=int, default=12000, help="judged-set translations to label")
     ap.add_argument("--corrupt", type=float, default=0.3, help="share of them also corrupted")
+    ap.add_argument("--pool-name", default="", help="name of a pool made with other settings")
     ap.add_argument("--variant", default="st4")
     ap.add_argument("--layers", type=int, default=STUDENT.layers)
     ap.add_argument("--epochs", type=float, default=STUDENT.epochs)

@@ -128,6 +128,8 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capsys):
                 "-o",
                 str(json_out),
                 "--quiet",
+                "--fields",
+                "all",
             ]
         )
         == 0

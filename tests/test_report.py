@@ -243,7 +243,7 @@ def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     assert "wrote" in r.stderr and "12 segments" in r.stderr
     assert "C &lt;3" in html and "xlscore report -s" in html and EST in html
     saved = tmp_path / "s.jsonl"
-    ok(cli("score", *args, "--format", "json", "-o", saved))
+    ok(cli("score", *args, "--format", "json", "--fields", "all", "-o", saved))
     again = tmp_path / "again.html"
     ok(
         cli(

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xlscore.errors import XLScoreError
 from xlscore.estimator.training import Recipe, draw_corruptions
 from xlscore.io.judgments import ErrorMark, Judgment
 
 if TYPE_CHECKING:
+    from xlscore.estimator.model import QualityEstimator
     from xlscore.scorer import XLScorer
 
 #: the student's recipe unless told otherwise: e5-small's lowest 4 layers, all trained, the
@@ -49,7 +50,7 @@ STUDENT = Recipe(
 @dataclass(frozen=True)
 class Pair:
     """An unjudged translation to label: its source, text and where it came from (``seg_id``,
-    ``system``; a corruption's system is ``corrupted:KIND-OF-PARENT``)."""
+    ``system``; a corruption's system is ``corrupted:`` and its parent's system)."""
 
     seg_id: str
     system: str
@@ -98,7 +99,9 @@ def teacher_labels(
         yield i, Judgment(p.seg_id, p.system, p.source, p.translation, float(target), errors=errors)
 
 
-def student_of(teacher_check_weight: float, recipe: Recipe = STUDENT, **kwargs):
+def student_of(
+    teacher_check_weight: float, recipe: Recipe = STUDENT, **kwargs: Any
+) -> QualityEstimator:
     """An untrained student (:class:`~xlscore.estimator.model.QualityEstimator` with
     ``recipe``) that will subtract the teacher's ``check_weight`` per check finding;
     ``kwargs`` go to the estimator (``base``, ``device``, ``precision``)."""
