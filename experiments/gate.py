@@ -27,6 +27,7 @@ INCOMPLETE. Writes ``results/gate.md`` (``--out``: another name).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -204,6 +205,12 @@ def main() -> int:
             threshold = float(recipe.get("span_threshold", 0.5))
         return folds.tags_at(tag_rows, words, threshold)
 
+    @functools.cache
+    def findings(fold: str) -> np.ndarray:
+        """The reliable check findings of each test row of ``fold`` (shared by the candidate
+        and the references)."""
+        return np.array([reliable_findings(r.source, r.translation) for r in tests[fold]])
+
     def as_shipped(fold: str, got: tuple | None, ships: Shipping = ships) -> tuple | None:
         """A model's fold predictions turned into the score its file ships (by default the
         candidate's) with the file's similarity and check weights
@@ -211,9 +218,7 @@ def main() -> int:
         if got is None:
             return got
         sim, foreign = e5_similarity(sets, TEST_OF[fold])
-        found = None
-        if ships.check_weight:
-            found = np.array([reliable_findings(r.source, r.translation) for r in tests[fold]])
+        found = findings(fold) if ships.check_weight else None
         pred = estimator_score(
             np.asarray(got[0]),
             foreign=foreign,
@@ -235,17 +240,18 @@ def main() -> int:
     for ref in REFERENCES:
         if ref.folds is None:
             continue
+        # each fold's predictions once (as the reference's file ships them, when it says so)
+        ref_ships = shipping(reference_file(ref)) if ref.as_shipped else None
+        theirs_of = {
+            fold: folds.read_fold(ref.folds, fold, rows)
+            if ref_ships is None
+            else as_shipped(
+                fold, folds.read_fold(ref.folds, fold, rows, ref_ships.meaning_blend), ref_ships
+            )
+            for fold, rows in tests.items()
+        }
         for fold, test_name, stat in FIGURES:
-            mine = cand[fold]
-            if ref.as_shipped:
-                theirs_ship = shipping(reference_file(ref))
-                theirs = as_shipped(
-                    fold,
-                    folds.read_fold(ref.folds, fold, tests[fold], theirs_ship.meaning_blend),
-                    theirs_ship,
-                )
-            else:
-                theirs = folds.read_fold(ref.folds, fold, tests[fold])
+            mine, theirs = cand[fold], theirs_of[fold]
             if theirs is None:
                 incomplete.append(f"{ref.name}: fold {fold} not exported")
                 continue
@@ -254,9 +260,7 @@ def main() -> int:
             rows = tests[fold]
             if stat == "word_mcc":
                 a = tags_of(args.candidate, mine[1], ships.span_threshold)
-                b = tags_of(
-                    ref.folds, theirs[1], theirs_ship.span_threshold if ref.as_shipped else None
-                )
+                b = tags_of(ref.folds, theirs[1], ref_ships.span_threshold if ref_ships else None)
                 if b is None:
                     continue  # the reference has no word head: nothing to fall below
                 a = a if a is not None else [[False] * len(g) for g in gold]

@@ -136,12 +136,8 @@ def test_the_shipped_student_is_one_smaller_pass():
     """``st4-e5s`` (xlscore.estimator.distill): the default's 4-layer student, no similarity;
     its score is its estimate (pulled to the floor by foreign words) minus the check term, and
     its signature says so."""
-    student = XLScorer(
-        en_model=offline_scorer().en,
-        ru_model=offline_scorer().ru,
-        estimator="st4-e5s",
-        fields="score",
-    )
+    base = offline_scorer(fields="score")
+    student = XLScorer(en_model=base.en, ru_model=base.ru, estimator="st4-e5s", fields="score")
     est = student.estimator
     assert len(est.model.encoder.encoder.layer) == 4 and est.recipe.targets == "raw"
     assert (est.similarity_weight, est.meaning_blend, est.check_weight) == (0, 0, 0.25)
@@ -155,5 +151,5 @@ def test_the_shipped_student_is_one_smaller_pass():
         want = r.estimate - r.foreign * (r.estimate - FLOOR) - 0.25 * reliable_findings(s, t)
         assert r.score == pytest.approx(want)
     # on the teacher's scale: its scores of the demo are close to the default's
-    teacher = [r.score for r in offline_scorer(fields="score").score(src, mt)]
+    teacher = [r.score for r in base.score(src, mt)]
     assert np.corrcoef([r.score for r in res], teacher)[0, 1] > 0.5
