@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from _protocol import CACHE
 from _results import write_markdown
 from combine import challenge_signals, pair_wins, weights
-from estimator import CACHE
 from estimator_tables import challenge_rows, fold_challenge
 from gate import CHALLENGE_FLOOR, floor_outcomes
 

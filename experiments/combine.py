@@ -34,8 +34,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+from _protocol import CACHE, fold_split, load_sets
 from _results import code_digest, write_markdown
-from estimator import CACHE, e5_similarity, fold_split, load_sets
+from estimator import e5_similarity
 from estimator_tables import fold_challenge
 from gate import floor_outcomes
 

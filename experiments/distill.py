@@ -30,8 +30,9 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from _protocol import CACHE, fold_split, load_sets
 from _results import cpu_name
-from estimator import CACHE, fold_split, load_sets, save_estimates
+from estimator import save_estimates
 
 from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 from xlscore.estimator.model import QualityEstimator, read_metadata
@@ -126,7 +127,13 @@ def cmd_run(args, sets) -> None:
     rows = read_labels(labels_file(args))
     if len(rows) != expected:
         raise SystemExit(f"{len(rows)} of {expected} labels: finish `label` first")
-    recipe = replace(STUDENT, layers=args.layers, epochs=args.epochs, seed=args.seed)
+    recipe = replace(
+        STUDENT,
+        layers=args.layers,
+        epochs=args.epochs,
+        seed=args.seed,
+        rank_weight=args.rank_weight,
+    )
     folder = CACHE / args.variant
     out = folder / args.fold
     out.mkdir(parents=True, exist_ok=True)
@@ -181,6 +188,13 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=STUDENT.layers)
     ap.add_argument("--epochs", type=float, default=STUDENT.epochs)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--rank-weight",
+        type=float,
+        default=STUDENT.rank_weight,
+        help="weight of the pairwise loss that orders translations of one source (a "
+        "corruption and its parent among them) as the teacher does",
+    )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     sets = load_sets(args.data_dir)

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import numpy as np
+from _protocol import CACHE, LODO, TEST_OF, K, fold_split
 from _results import write_csv, write_markdown
-from estimator import CACHE, LODO, TEST_OF, K, fold_split
 from folds import agreement_on
 
 from xlscore.estimator.training import Recipe

@@ -27,9 +27,9 @@ import itertools
 from pathlib import Path
 
 import numpy as np
+from _protocol import CACHE, load_sets
 from _results import write_markdown
 from combine import challenge_signals, fold_signals, pair_wins, stat, stats, weights
-from estimator import CACHE, load_sets
 from estimator_tables import fold_challenge
 from gate import CHALLENGE_FLOOR, floor_outcomes
 

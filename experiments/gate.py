@@ -36,8 +36,9 @@ from pathlib import Path
 
 import folds
 import numpy as np
+from _protocol import CACHE, TEST_OF, load_sets
 from _results import code_digest, write_markdown
-from estimator import CACHE, TEST_OF, baseline_tests, e5_similarity, load_sets
+from estimator import baseline_tests, e5_similarity
 
 from xlscore.errors import ModelError
 from xlscore.estimator.checks import reliable_findings

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import folds
 import numpy as np
+from _protocol import load_sets
 from _results import cpu_name, write_markdown
-from estimator import load_sets
 
 from xlscore.estimator.training import Recipe
 from xlscore.evaluation.agreement import Estimate, _resamples

@@ -14,7 +14,7 @@ import argparse
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from estimator import CACHE
+from _protocol import CACHE
 
 from xlscore.errors import XLScoreError
 from xlscore.estimator.model import QualityEstimator

@@ -84,17 +84,15 @@ def test_atomic_write(tmp_path):
     assert [x.name for x in p.parent.iterdir()] == ["f.json"]
 
 
-def test_cache_root_is_the_platforms_user_cache_folder(monkeypatch, tmp_path):
+def test_cache_root_is_the_users_cache_folder_unless_xlscore_cache_names_one(monkeypatch, tmp_path):
     from xlscore.io import cache
 
     monkeypatch.delenv("XLSCORE_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "local"))
-    monkeypatch.setattr(cache.sys, "platform", "linux")
     assert cache.cache_dir() == tmp_path / "xdg" / "xlscore"
-    monkeypatch.setattr(cache.sys, "platform", "win32")
-    assert cache.platform_cache_root() == tmp_path / "local"
-    monkeypatch.setattr(cache.sys, "platform", "darwin")
-    assert cache.platform_cache_root().parts[-2:] == ("Library", "Caches")
+    assert (tmp_path / "xdg" / "xlscore").is_dir()
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.cache_dir() == tmp_path / "home" / ".cache" / "xlscore"
     monkeypatch.setenv("XLSCORE_CACHE", str(tmp_path / "own"))
     assert cache.cache_dir() == tmp_path / "own"

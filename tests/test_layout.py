@@ -102,3 +102,35 @@ def test_import_xlscore_loads_no_cli_ray_or_report_code():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ""
+
+
+def test_no_package_module_is_longer_than_550_lines():
+    long = {
+        _module_name(p): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 550
+    }
+    assert not long, long
+
+
+def _experiment_imports() -> dict[str, set[str]]:
+    """Each experiment script and the other experiment scripts it imports (anywhere in it)."""
+    paths = {p.stem: p for p in (ROOT / "experiments").glob("*.py")}
+    graph = {}
+    for name, path in paths.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level:
+                deps.add(node.module or "")
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[name] = {d for d in deps if d in paths and d != name}
+    return graph
+
+
+def test_no_import_circles_among_the_experiments():
+    graph = _experiment_imports()
+    assert "estimator" in graph["gate"] or "_protocol" in graph["gate"]
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph))
+    graph["_results"] = graph["_results"] | {"estimator"}
+    assert _cycle(graph) is not None

@@ -309,7 +309,7 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     calls on the way trust them (issue 25)."""
     import xlscore.metric.corpus as corpus_module
     from xlscore import scorer as scorer_module
-    from xlscore.estimator import model as estimator_module
+    from xlscore.estimator import prediction as estimator_module
     from xlscore.metric import mapping as mapping_module
 
     calls = []

@@ -329,14 +329,14 @@ def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
         )
         for i in range(40)
     ]
-    import xlscore.estimator.training as training
+    import xlscore.estimator.training_data as training_data
 
-    real = training._corruption_kinds
-    training._corruption_kinds = lambda: ("common", "rare")
+    real = training_data._corruption_kinds
+    training_data._corruption_kinds = lambda: ("common", "rare")
     try:
         ex = make_examples([rows], Recipe(synthetic=1.0, seed=0), fake)
     finally:
-        training._corruption_kinds = real
+        training_data._corruption_kinds = real
     syn = [e for e in ex if e.parent >= 0]
     kinds = {ex[e.parent].translation: e.translation.split()[0] for e in syn}
     # once 'common' has been used, 'rare' is tried first wherever it fits (the first

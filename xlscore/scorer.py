@@ -31,13 +31,12 @@ from typing import Any
 
 import torch
 
-from xlscore._version import __version__
 from xlscore.encoders.encoder import Encoder, WordVectors
 from xlscore.encoders.words import normalize_text
-from xlscore.errors import AlignmentMismatchError, InputError, XLScoreError
+from xlscore.errors import AlignmentMismatchError, XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
-from xlscore.fields import FIELDS, resolve_fields
+from xlscore.fields import resolve_fields
 from xlscore.final_score import (
     CONSENSUS_MIN,
     CONSENSUS_WEIGHT,
@@ -45,7 +44,7 @@ from xlscore.final_score import (
     FinalScore,
 )
 from xlscore.metric.alignment import ProcrustesAligner
-from xlscore.metric.anchors import AnchorSet, find_anchors, is_cyrillic
+from xlscore.metric.anchors import AnchorSet
 from xlscore.metric.bertscore import rescale, score_pairs
 from xlscore.metric.corpus import (
     CHUNK_PAIRS,
@@ -58,9 +57,11 @@ from xlscore.metric.corpus import (
 from xlscore.metric.evidence import Evidence, gather
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import MapFitting
-from xlscore.metric.translators import AlignmentTranslator, WordTranslator, make_translator
+from xlscore.metric.preparation import CorpusPreparation
+from xlscore.metric.translators import WordTranslator, make_translator
 from xlscore.metric.weighting import Weighting
 from xlscore.results import RankedTranslation, ScoreResult, penalised, rank_order
+from xlscore.signature import Signature
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -92,7 +93,7 @@ def _variant(variant: str | None, default: str) -> str:
     return variant
 
 
-class XLScorer(MapFitting, Weighting, FinalScore):
+class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
     """Reference-free scorer of English->Russian translations.
 
     ``XLScorer.offline()`` uses the offline packs (English ``pack:minilm-en``, Russian
@@ -238,112 +239,6 @@ class XLScorer(MapFitting, Weighting, FinalScore):
         """Embed and anchor a corpus once; :meth:`score_prepared` then scores it any way."""
         sources, systems = check_corpus(sources, translations)
         return self._prepare(sources, systems[next(iter(systems))], progress)
-
-    def _prepare(
-        self, sources: list[str], translations: list[str], progress: bool
-    ) -> PreparedCorpus:
-        """:meth:`prepare` of a corpus already checked (by the public method that called)."""
-        src = self.en.embed_words(sources, progress=progress)
-        mt = self.ru.embed_words(translations, progress=progress)
-        space = None
-        if isinstance(self.translator, AlignmentTranslator):
-            # the similarity reuses the sources' vectors in that space
-            space = self._alignment_space(sources, translations, mt, progress)
-        corpus = self.anchor(src, mt, space=space)
-        corpus.given = translations
-        if space is not None:
-            corpus.sim_src = space[0]
-        return corpus
-
-    def _prepare_chunk(
-        self, sources: list[str], translations: list[str], progress: bool
-    ) -> PreparedCorpus:
-        """A chunk prepared for :meth:`iter_score`: everything (:meth:`prepare`) when the
-        paper's columns are asked for; else anchors only as far as the evidence needs them
-        (for the foreign-text share and the flags, without any word translation, when it is
-        not asked for either), on both sides embedded once by the similarity encoder when the
-        estimator's similarity or the word alignment needs vectors, and on the words alone
-        (no encoder pass) when nothing does."""
-        if "paper" in self.fields:
-            return self._prepare(sources, translations, progress)
-        enc = self._similarity_encoder()
-        translate = "evidence" in self.fields
-        similar = self.estimator is not None and bool(self.estimator.similarity_weight)
-        if similar or (translate and isinstance(self.translator, AlignmentTranslator)):
-            src = enc.embed_words(sources, progress=progress)
-            mt = enc.embed_words(translations, progress=progress)
-            space: tuple[list[WordVectors], list[WordVectors]] | None = (src, mt)
-        else:
-            src, mt, space = enc.words_only(sources), enc.words_only(translations), None
-        corpus = self.anchor(src, mt, translate=translate, space=space)
-        corpus.given, corpus.paper = translations, False
-        return corpus
-
-    def _alignment_space(
-        self,
-        sources: list[str],
-        translations: list[str],
-        ru_vectors: Sequence[WordVectors] | None = None,
-        progress: bool = False,
-    ) -> tuple[list[WordVectors], list[WordVectors]]:
-        """Both sides' word vectors in the similarity encoder's space, which the word
-        alignment needs; ``ru_vectors`` (the translations by the Russian encoder) are reused
-        when that encoder is the similarity encoder."""
-        enc = self._similarity_encoder()
-        src = enc.embed_words(sources, progress=progress)
-        if ru_vectors is not None and enc is self.ru:
-            return src, list(ru_vectors)
-        return src, enc.embed_words(translations, progress=progress)
-
-    def anchor(
-        self,
-        src: Sequence[WordVectors],
-        mt: Sequence[WordVectors],
-        *,
-        translate: bool = True,
-        space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None,
-    ) -> PreparedCorpus:
-        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
-        ``translate=False`` looks no word up, so that only the foreign-text share and the flags
-        (which need no translation) are meaningful. With the ``"alignment"`` translator,
-        ``space`` holds both sides' vectors in the similarity encoder's space (embedded here
-        when not given)."""
-        if len(src) != len(mt):
-            raise InputError(f"{len(src)} sources but {len(mt)} translations")
-        corpus = PreparedCorpus(list(src), list(mt))
-        aligned = translate and isinstance(self.translator, AlignmentTranslator)
-        if aligned and space is None:
-            space = self._alignment_space([s.text for s in src], [m.text for m in mt])
-        ru_words = (
-            [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
-            if translate and not aligned
-            else []
-        )
-        table = self.translator.translations(ru_words) if ru_words else {}
-        empty: frozenset[str] = frozenset()
-        lex = self.lexicon
-        known, _ = lex.known_words()
-        cached: dict[tuple[str, str], AnchorSet] = {}
-        for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
-            key = (s.text, m.text)
-            if key not in cached:
-                words = table
-                if aligned:
-                    if space is None or not isinstance(self.translator, AlignmentTranslator):
-                        raise XLScoreError("word alignment needs the alignment translator")
-                    a_src, a_mt = space[0][k], space[1][k]
-                    words = self.translator.pair_translations(
-                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys
-                    )
-
-                def translations(
-                    w: str, words: Mapping[str, frozenset[str]] = words
-                ) -> frozenset[str]:
-                    return words.get(w, empty)
-
-                cached[key] = find_anchors(s.words, m.words, translations, lex.en_keys, known)
-            corpus.anchors.append(cached[key])
-        return corpus
 
     def score(
         self,
@@ -561,72 +456,3 @@ class XLScorer(MapFitting, Weighting, FinalScore):
             RankedTranslation(i, translations[i], results[i], rank)
             for rank, i in enumerate(order, start=1)
         ]
-
-    # ------------------------------------------------------------------ identity
-    def describe(self) -> dict:
-        """Every setting that changes a score (the signature's content)."""
-        align = self.alignment_mode
-        if self.alignment_mode == "fixed" and self.fixed_alignment is not None:
-            align += "#" + self.fixed_alignment.digest
-        elif self.last_alignment is not None and not self.multilingual:
-            align += "#" + self.last_alignment.digest
-        baseline = self.baseline or self.last_baseline
-        return {
-            "version": __version__,
-            "en": self.en.describe(),
-            "ru": self.ru.describe(),
-            "variant": self.variant,
-            "idf": self.idf,
-            "rescale": self.rescale,
-            "consensus": CONSENSUS_WEIGHT if self.consensus else None,
-            "baseline": list(baseline) if self.rescale and baseline else None,
-            "lexicon": self.lexicon.describe(),
-            "words": self.lexicon.known_words()[1],
-            "translator": self.translator.name,
-            "alignment": align,
-            "align_center": self.align_center,
-            "align_normalize": self.align_normalize,
-            "estimator": self.estimator.describe() if self.estimator is not None else None,
-            "fields": [f for f in FIELDS if f in self.fields],
-            "similarity": (
-                self._similarity_encoder().describe()
-                if self.estimator is not None and self.estimator.similarity_weight
-                else None
-            ),
-        }
-
-    def signature(self) -> str:
-        """A sacreBLEU-style one-line signature of the settings."""
-        d = self.describe()
-
-        def enc(e: dict) -> str:
-            return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
-
-        est = self.estimator.signature() if self.estimator is not None else "est:no"
-        if self.estimator is not None and self.estimator.meaning_blend:
-            est += f"+{self.estimator.meaning_blend:g}*meaning"
-        if d["similarity"] is not None and self.estimator is not None:
-            est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
-        if self.estimator is not None and self.estimator.check_weight:
-            est += f"-{self.estimator.check_weight:g}*checks"
-        parts = [
-            f"xlscore:{d['version']}",
-            est,
-            f"en:{enc(d['en'])}",
-            f"ru:{enc(d['ru'])}",
-            f"variant:{d['variant']}",
-            "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
-            f"idf:{'yes' if d['idf'] else 'no'}",
-            "rescale:"
-            + (
-                "no"
-                if not d["rescale"]
-                else "/".join(f"{b:.4f}" for b in d["baseline"] or ()) or "yes"
-            ),
-            f"lex:{d['lexicon']}",
-            f"words:{d['words']}",
-            f"tr:{d['translator'].split(':')[0]}",
-            f"align:{d['alignment']}",
-            "fields:" + ("all" if set(d["fields"]) == set(FIELDS) else "+".join(d["fields"])),
-        ]
-        return "|".join(parts)

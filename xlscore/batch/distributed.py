@@ -24,46 +24,57 @@ The score of a pair must not depend on which worker scored it or with what else:
 
 Ray runs offline and quietly: usage statistics off, no dashboard, Ray's temporary files under
 one known folder, and for a Ray instance started here an authentication token kept in this
-process's environment, never written to the home folder.
+process's environment, never written to the home folder (:mod:`xlscore.batch.session`).
+
+This module is the plan and the driver's side; the actors are in :mod:`xlscore.batch.actors`
+and the output folder's manifest in :mod:`xlscore.batch.output`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import resource
-import secrets
-import socket
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
+from xlscore.batch.actors import _MapStatistics, _ScoreUnits
+from xlscore.batch.output import (
+    MANIFEST,
+    MAP_FILE,
+    _count_errors,
+    _prepare_output,
+    _write_manifest,
+)
+from xlscore.batch.session import _import_ray, ray_session
 from xlscore.errors import XLScoreError
 from xlscore.io.pairfiles import (
     ROWS_PER_FILE,
     PairColumns,
     Unit,
-    UnitRows,
     discover,
     finished_units,
     job_key,
     output_schema,
-    part_path,
     plan_units,
-    read_unit,
-    unit_table,
     write_part,
 )
 
+__all__ = [
+    "DEFAULT_COLUMNS",
+    "MANIFEST",
+    "MAP_FILE",
+    "RAY_TESTED",
+    "BatchSummary",
+    "UnitReport",
+    "ray_session",
+    "score_dataset",
+]
+
 #: the Ray versions this module is tested with (the ``ray`` extra pins the same)
 RAY_TESTED = "2.60"
-MANIFEST = "_xlscore_job.json"
-MAP_FILE = "_xlscore_map.npz"
 #: the default column names (:class:`PairColumns` is frozen, so one instance is shared)
 DEFAULT_COLUMNS = PairColumns()
 _REFUSED = {
@@ -71,16 +82,6 @@ _REFUSED = {
     "rescale": "the rescaling baseline samples pairs across the whole corpus",
     "consensus": "consensus needs every candidate of a source in one place",
 }
-
-
-def _import_ray():
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    try:
-        import ray
-        import ray.data
-    except ImportError:
-        raise XLScoreError('batch scoring needs Ray Data: pip install "xlscore[ray]"') from None
-    return ray
 
 
 @dataclass
@@ -117,167 +118,6 @@ class BatchSummary:
             key = f"{r.host}:{r.worker_pid}"
             out[key] = max(out.get(key, 0.0), r.peak_rss_mb)
         return out
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-class _Worker:
-    """Base of the Ray actors: builds the scorer once per process."""
-
-    def __init__(self, config: dict, threads: int | None, extras: dict) -> None:
-        import ray
-        import torch
-
-        from xlscore.scorer import XLScorer
-
-        if threads:
-            torch.set_num_threads(int(threads))
-        config = dict(config)
-        if "estimator" in extras:  # a user-trained estimator sent by the driver
-            path = Path(tempfile.mkdtemp(prefix="xlscore-est-")) / "estimator.safetensors"
-            path.write_bytes(ray.get(extras["estimator"]))
-            config["estimator"] = str(path)
-        if "aligner" in extras:  # the map, sent once through the object store
-            config["alignment"] = ray.get(extras["aligner"])
-        self.columns = PairColumns(**extras["columns"])
-        self.allow_empty = bool(extras["allow_empty"])
-        self.scorer = XLScorer(**config)
-        self.pid, self.host = os.getpid(), socket.gethostname()
-
-    def _rows(self, batch) -> tuple[Unit, UnitRows, list[int]]:
-        unit = Unit.from_dict(json.loads(batch["unit"][0]))
-        rows = read_unit(unit, self.columns, allow_empty=self.allow_empty)
-        good = [k for k, p in enumerate(rows.problems) if p is None]
-        return unit, rows, good
-
-
-class _MapStatistics(_Worker):
-    """Pass 1: a unit's anchor-pair statistics for the corpus map."""
-
-    def __call__(self, batch) -> dict:
-        import numpy as np
-
-        unit, rows, good = self._rows(batch)
-        stats = {"n_pairs": 0}
-        if good:
-            corpus = self.scorer.prepare(
-                [rows.sources[k] for k in good], [rows.translations[k] for k in good]
-            )
-            stats = self.scorer.map_statistics(corpus)
-        return {
-            "unit": np.array([unit.index]),
-            "stats": np.array([json.dumps({k: np.asarray(v).tolist() for k, v in stats.items()})]),
-        }
-
-
-class _ScoreUnits(_Worker):
-    """Pass 2: a unit's rows, scored, as an Arrow table with the worker's report."""
-
-    def __init__(self, config: dict, threads: int | None, extras: dict) -> None:
-        super().__init__(config, threads, extras)
-        self.keep_text = bool(extras["keep_text"])
-
-    def __call__(self, batch):
-        import pyarrow as pa
-
-        t0 = time.perf_counter()
-        unit, rows, good = self._rows(batch)
-        results = {}
-        if good:
-            scored = self.scorer.score(
-                [rows.sources[k] for k in good], [rows.translations[k] for k in good]
-            )
-            results = {k: r.to_dict() for k, r in zip(good, scored)}
-        table = unit_table(rows, results, self.keep_text)
-        n = table.num_rows
-        report = {
-            "unit": unit.index,
-            "rows": n,
-            "errors": n - len(good),
-            "worker_pid": self.pid,
-            "host": self.host,
-            "peak_rss_mb": _peak_rss_mb(),
-            "seconds": time.perf_counter() - t0,
-        }
-        return (
-            table.append_column("_unit", pa.array([unit.index] * n, pa.int64()))
-            .append_column("_row", pa.array(range(n), pa.int64()))
-            .append_column("_report", pa.array([json.dumps(report)] * n))
-        )
-
-
-def _user_tag() -> str:
-    """Who runs this, for a per-user temporary folder: the numeric user id on POSIX, the
-    login name elsewhere (Windows has no ``os.getuid``)."""
-    if hasattr(os, "getuid"):
-        return str(os.getuid())
-    import getpass
-
-    return getpass.getuser()
-
-
-@contextlib.contextmanager
-def ray_session(
-    address: str | None = None,
-    *,
-    cpus: int | None = None,
-    temp_dir: str | os.PathLike | None = None,
-) -> Iterator[ModuleType]:
-    """Ray for a job: the instance this process is already connected to; else ``address``
-    (``"auto"``: the running cluster); else a local instance started here (``cpus``: how
-    many CPUs it offers, default all) and stopped at the end.
-
-    Offline and quiet: usage statistics off, no dashboard, Ray's temporary files under
-    ``temp_dir`` (default ``TMPDIR/xlscore-ray-UID``), and a local instance's authentication
-    token in this process's environment only (nothing written to the home folder)."""
-    ray = _import_ray()
-    if ray.is_initialized():
-        yield ray
-        return
-    import logging
-
-    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
-    kwargs: dict = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "logging_level": logging.WARNING,
-        "configure_logging": True,
-    }
-    if address is None:
-        if saved["RAY_AUTH_MODE"] is None and saved["RAY_AUTH_TOKEN"] is None:
-            # Ray turns token authentication on for a new local instance and, finding no
-            # token, writes one to ~/.ray; a token in the environment is used instead
-            os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-        temp = Path(temp_dir or Path(tempfile.gettempdir()) / f"xlscore-ray-{_user_tag()}")
-        temp.mkdir(parents=True, exist_ok=True)
-        kwargs.update(num_cpus=cpus or os.cpu_count() or 1, _temp_dir=str(temp))
-    else:
-        kwargs["address"] = address
-    # the notice that a local instance uses token authentication is not news to our users
-    logging.getLogger("ray._private.authentication.authentication_token_setup").setLevel(
-        logging.ERROR
-    )
-    try:
-        ray.init(**kwargs)
-    except Exception as err:  # Ray raises ConnectionError, RuntimeError, ValueError ...
-        _restore(saved)
-        raise XLScoreError(f"cannot start or reach Ray ({address or 'local'}): {err}") from None
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
-    try:
-        yield ray
-    finally:
-        ray.shutdown()
-        _restore(saved)
-
-
-def _restore(saved: dict) -> None:
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 def _checked_config(scorer: dict | None) -> dict:
@@ -529,65 +369,3 @@ def _score_units(
     bar.close()
     if pending:
         raise XLScoreError(f"Ray returned incomplete output for units {sorted(pending)}")
-
-
-def _count_errors(out: Path, units: set[int]) -> int:
-    """Error rows in the part files a previous run wrote."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    return sum(
-        int(
-            pc.sum(
-                pc.is_valid(pq.read_table(part_path(out, u), columns=["error"]).column("error"))
-            ).as_py()
-            or 0
-        )
-        for u in units
-    )
-
-
-def _prepare_output(out: Path, key: str, settings: dict, n_units: int, overwrite: bool) -> None:
-    """Make the output folder ready for this job; another job's output in it is an error
-    unless ``overwrite`` (then it is removed)."""
-    manifest = out / MANIFEST
-    if out.exists() and not out.is_dir():
-        raise XLScoreError(f"{out} exists and is not a folder")
-    if manifest.exists():
-        try:
-            old = json.loads(manifest.read_text(encoding="utf-8"))
-        except ValueError:
-            old = {}
-        if old.get("job") != key:
-            if not overwrite:
-                raise XLScoreError(
-                    f"{out} holds the output of another job (other inputs or "
-                    f"settings); give a new folder or --overwrite"
-                )
-            for f in [*out.glob("part-*.parquet"), out / MAP_FILE, manifest]:
-                f.unlink(missing_ok=True)
-    elif out.exists() and any(out.glob("part-*.parquet")):
-        if not overwrite:
-            raise XLScoreError(
-                f"{out} holds part files that xlscore did not record; give a "
-                f"new folder or --overwrite"
-            )
-        for f in out.glob("part-*.parquet"):
-            f.unlink()
-    out.mkdir(parents=True, exist_ok=True)
-    _write_manifest(out, key, settings, n_units, signature=None, complete=False)
-
-
-def _write_manifest(
-    out: Path, key: str, settings: dict, n_units: int, *, signature: str | None, complete: bool
-) -> None:
-    from xlscore.io.cache import atomic_write_bytes
-
-    data = {
-        "job": key,
-        "units": n_units,
-        "complete": complete,
-        "signature": signature,
-        "settings": settings,
-    }
-    atomic_write_bytes(out / MANIFEST, json.dumps(data, indent=1, default=str).encode())

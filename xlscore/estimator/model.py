@@ -30,16 +30,18 @@ once, and every forward pass has a shape that depends only on the pair's own len
 (:func:`xlscore.encoders.precision.batch_shape`). Matrix kernels round differently for different
 shapes (in bfloat16 by the size of bfloat16 rounding), so a batch of whatever happened to be at hand
 would make a pair's score depend on its neighbours.
+
+This module holds the estimator's face (fitting, predicting, saving, loading) and the shipped
+files; the network itself is :mod:`xlscore.estimator.network`, the prediction loop
+:mod:`xlscore.estimator.prediction`, the file :mod:`xlscore.estimator.fileformat`, the training
+pieces :mod:`xlscore.estimator.training`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import os
 import random
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -48,14 +50,18 @@ import numpy as np
 import torch
 
 from xlscore._version import __version__
-from xlscore.encoders import precision as arithmetic
-from xlscore.encoders.words import normalize_text
-from xlscore.errors import LongInputWarning, ModelError, XLScoreError
-from xlscore.estimator.crossencoder import CrossEncoder, Encoded, encode_pairs
-from xlscore.estimator.spans import ErrorSpan, WordError, decode_spans, move_words, word_errors
+from xlscore.errors import ModelError, XLScoreError
+from xlscore.estimator.fileformat import (
+    FORMAT,
+    FORMATS,
+    read_estimator_file,
+    read_metadata,
+    write_estimator_file,
+)
+from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
+from xlscore.estimator.prediction import Estimate, predict_pairs
 from xlscore.estimator.training import (
     BatchTargets,
-    Recipe,
     TrainingLog,
     make_examples,
     piece_labels,
@@ -65,18 +71,22 @@ from xlscore.estimator.training import (
 )
 from xlscore.io.cache import sha256_file
 from xlscore.io.judgments import Judgment
-from xlscore.metric.corpus import check_corpus
 
-#: the file format written; 1 (a sentence head only) is still read
-FORMAT = 2
-FORMATS = (1, 2)
-#: the lowest score: below any translation of the training data (targets are normal scores
-#: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
-#: empty and untranslated output is pulled here
-FLOOR = -4.0
-#: longest pair (in pieces, special tokens included) read at prediction time (or the model's
-#: limit if lower); longer pairs are cut, the longer side first, with a warning
-PREDICT_MAX_LENGTH = 512
+# the network, the prediction loop and the file format have their own modules; the names that
+# were defined here are importable from here too
+__all__ = [
+    "DEFAULT",
+    "FLOOR",
+    "FORMAT",
+    "FORMATS",
+    "PREDICT_MAX_LENGTH",
+    "SHIPPED",
+    "Estimate",
+    "QualityEstimator",
+    "ShippedEstimator",
+    "read_metadata",
+    "shipped",
+]
 
 
 @dataclass(frozen=True)
@@ -131,24 +141,7 @@ def shipped(name: str = DEFAULT) -> ShippedEstimator:
     )
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """What the estimator says of one translation: ``score`` (as :meth:`QualityEstimator.predict`
-    gives it) and its two parts, ``base`` (the sentence head) and ``adequacy`` (what the
-    alignment features, the word head and the blended meaning head add; 0 for an estimator
-    without them), the predicted ``error_spans`` and each word's error probabilities ``words``
-    (character offsets into the translation as given; empty for an estimator without a word
-    head), and ``meaning``, the meaning head's raw output before its blend (0 without one)."""
-
-    score: float
-    base: float
-    adequacy: float
-    error_spans: tuple[ErrorSpan, ...] = ()
-    words: tuple[WordError, ...] = ()
-    meaning: float = 0.0
-
-
-class QualityEstimator:
+class QualityEstimator(EstimatorNetwork):
     """Predicts the quality of English->Russian translations from source and translation.
 
     ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
@@ -159,153 +152,12 @@ class QualityEstimator:
     always uses bfloat16 autocast where the hardware has it.
     """
 
-    def __init__(
-        self,
-        base: str = "pack:e5-small",
-        *,
-        recipe: Recipe | None = None,
-        device: str | torch.device | None = None,
-        precision: str = "auto",
-    ) -> None:
-        from xlscore.encoders.models import (
-            load_pretrained,
-            max_tokens,
-            model_fingerprint,
-            resolve_device,
-        )
-
-        self.base = os.fspath(base)
-        self.recipe = recipe or Recipe()
-        self.device = resolve_device(device)
-        arithmetic.resolve(precision, self.device)  # a bad name fails before loading
-        self.precision = precision
-        self._quantized: tuple[int, torch.nn.Module] | None = None
-        encoder, self.tokenizer, pack = load_pretrained(self.base)
-        self.prefix = pack.prefix if pack else ""
-        self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
-        if getattr(encoder, "pooler", None) is not None:
-            encoder.pooler = None
-        if self.recipe.layers:
-            _keep_lowest_layers(encoder, self.recipe.layers, self.base)
-        self.model = (
-            CrossEncoder(
-                encoder,
-                align=self.recipe.features,
-                words=self.recipe.word_weight > 0,
-                head_hidden=self.recipe.head_hidden,
-                evidence=self.recipe.word_evidence,
-                meaning=self.recipe.meaning_weight > 0,
-                meaning_detect=self.recipe.meaning_loss == "detect",
-            )
-            .to(self.device)
-            .eval()
-        )
-        self.max_length = min(PREDICT_MAX_LENGTH, max_tokens(encoder, self.tokenizer))
-        self.floor = FLOOR
-        # weight of the cross-lingual similarity the scorer adds to the prediction (0: none);
-        # see XLScorer.apply_estimator
-        self.similarity_weight = 0.0
-        # what the scorer subtracts per reliable check finding (0: none); same place
-        self.check_weight = 0.0
-        self.name = "untrained"
-        self.digest: str | None = None
-        self.path: Path | None = None
-        self.meta: dict = {}
-        self.fitted = False
-
-    # ------------------------------------------------------------------ identity
-    @property
-    def arithmetic(self) -> str:
-        """The concrete precision predictions run in (``fp32``, ``bf16``, ``fp16``, ``int8``)."""
-        return arithmetic.resolve(self.precision, self.device)
-
-    def describe(self) -> dict:
-        """What identifies the estimator in signatures."""
-        return {
-            "name": self.name,
-            "digest": self.digest,
-            "base": self.base,
-            "base_fingerprint": self.base_fingerprint,
-            "precision": self.arithmetic,
-            "similarity_weight": self.similarity_weight,
-            "check_weight": self.check_weight,
-            "meaning_blend": self.meaning_blend,
-        }
-
-    @property
-    def meaning_blend(self) -> float:
-        """Weight of the meaning head in the score (0: none, or no meaning head; see
-        :mod:`xlscore.estimator.crossencoder`). Stored in the file by :meth:`save`."""
-        return self.model.meaning_blend
-
-    @meaning_blend.setter
-    def meaning_blend(self, value: float) -> None:
-        value = float(value)
-        if not (math.isfinite(value) and value >= 0):
-            raise XLScoreError(f"meaning_blend must be a finite weight >= 0, not {value!r}")
-        if value and not self.model.use_meaning:
-            raise XLScoreError("this estimator has no meaning head to blend in")
-        self.model.meaning_blend = value
-        self._quantized = None  # an int8 copy holds the old blend
-
-    def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-e5s#1a2b3c4d@bf16``."""
-        d = self.describe()
-        return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
-
-    def __repr__(self) -> str:
-        return f"QualityEstimator({self.signature()}, base={self.base!r})"
-
-    # ------------------------------------------------------------------ inputs
-    def _encode(
-        self, pairs: Sequence[tuple[str, str]], max_length: int
-    ) -> tuple[list[Encoded], list[int]]:
-        """Each pair's pieces, cut to ``max_length`` (longer side first), and the indices of
-        the pairs that were cut."""
-        flags = self.model.use_evidence
-        full = encode_pairs(self.tokenizer, self.prefix, pairs, None, flags)
-        cut = [i for i, e in enumerate(full) if len(e) > max_length]
-        for i, e in zip(
-            cut,
-            encode_pairs(self.tokenizer, self.prefix, [pairs[i] for i in cut], max_length, flags),
-        ):
-            full[i] = e
-        return full, cut
-
-    def _batch(
-        self, seqs: Sequence[Encoded], rows: int | None = None, width: int | None = None
-    ) -> tuple[torch.Tensor, ...]:
-        """Piece ids, attention mask, piece sides and word evidence flags of ``seqs``, padded
-        to ``width`` (default: the longest) and filled to ``rows`` rows
-        (:func:`xlscore.encoders.precision.padded`)."""
-        rows, width = rows or len(seqs), width or max(len(s) for s in seqs)
-        ids, mask = arithmetic.padded(
-            [s.ids for s in seqs], rows, width, self.tokenizer.pad_token_id or 0
-        )
-        side, _ = arithmetic.padded([s.side for s in seqs], rows, width, 0)
-        flags, _ = arithmetic.padded(
-            [list(s.evidence) or [0] * len(s) for s in seqs], rows, width, 0
-        )
-        return tuple(t.to(self.device) for t in (ids, mask, side, flags))
-
-    def _predictor(self, precision: str) -> torch.nn.Module:
-        """The model predictions run through: int8 quantizes a copy of the trained model (once
-        per state of its weights)."""
-        if precision != "int8":
-            return self.model
-        import copy
-
-        version = sum(p._version for p in self.model.parameters())
-        if self._quantized is None or self._quantized[0] != version:
-            self._quantized = (version, arithmetic.quantize(copy.deepcopy(self.model), "int8"))
-        return self._quantized[1]
-
     # ------------------------------------------------------------------ predicting
     def predict(
         self, sources: Sequence[str], translations: Sequence[str], *, progress: bool = False
     ) -> np.ndarray:
         """Predicted quality of each translation of its source (higher is better)."""
-        return self._run(sources, translations, progress=progress, details=False)[0]
+        return predict_pairs(self, sources, translations, progress=progress, details=False)[0]
 
     def estimate(
         self,
@@ -318,116 +170,11 @@ class QualityEstimator:
         """The prediction of each translation with its parts and its predicted error spans
         (:class:`Estimate`); the scores are those of :meth:`predict`. ``checked=True``: the
         caller (e.g. :class:`~xlscore.XLScorer`) has already validated the two lists."""
-        return self._run(sources, translations, progress=progress, details=True, checked=checked)[1]
-
-    def _run(
-        self,
-        sources: Sequence[str],
-        translations: Sequence[str],
-        *,
-        progress: bool,
-        details: bool,
-        checked: bool = False,
-    ) -> tuple[np.ndarray, list[Estimate]]:
-        """Scores, and with ``details`` the :class:`Estimate` of each pair. Each distinct
-        normalised pair is read once, in a pass of a shape fixed by its own length."""
-        if not self.fitted:
-            raise XLScoreError("the estimator is not trained: fit it or load a trained one")
-        if not checked:
-            sources, systems = check_corpus(sources, translations)
-            translations = systems[""]
-        keys: dict[tuple[str, str], int] = {}
-        first: dict[int, int] = {}
-        order = []
-        for i, pair in enumerate(zip(sources, translations)):
-            k = keys.setdefault((normalize_text(pair[0]), normalize_text(pair[1])), len(keys))
-            first.setdefault(k, i)
-            order.append(k)
-        unique = list(keys)
-        encoded, cut = self._encode(unique, self.max_length)
-        if cut:
-            where = ", ".join(str(first[i] + 1) for i in cut[:5]) + (" ..." if len(cut) > 5 else "")
-            warnings.warn(
-                f"{len(cut)} pair(s) longer than {self.max_length} pieces were cut "
-                f"before estimation (segments {where})",
-                LongInputWarning,
-                stacklevel=3,
-            )
-        # passes of one shape per width (xlscore.encoders.precision.plan_passes), rows in text order
-        passes = arithmetic.plan_passes(
-            [len(x) for x in encoded], self.device.type, self.max_length, key=lambda k: unique[k]
-        )
-        out = np.zeros(len(unique), dtype=np.float64)
-        parts = np.zeros((len(unique), 3), dtype=np.float64)
-        word_probs: dict[int, np.ndarray] = {}
-        precision = self.arithmetic
-        model = self._predictor(precision)
-        from tqdm.auto import tqdm
-
-        self.model.eval()
-        with arithmetic.inference(precision, self.device):
-            for rows, width, members in tqdm(
-                passes, desc="estimating", unit="batch", disable=not progress, leave=False
-            ):
-                batch = self._batch([encoded[k] for k in members], rows, width)
-                n = len(members)
-                if not self.model.extended:
-                    pred = model(*batch[:2])
-                    out[members] = pred[:n].float().cpu().numpy()
-                    parts[members, 0] = out[members]
-                    continue
-                pred, word_logits, split = model(*batch, parts=True)
-                out[members] = pred[:n].float().cpu().numpy()
-                parts[members] = split[:n].float().cpu().numpy()
-                if details and word_logits is not None:
-                    probs = torch.softmax(word_logits[:n].float(), -1).cpu().numpy()
-                    for r, k in enumerate(members):
-                        keep = np.asarray(encoded[k].side) == 2
-                        word_probs[k] = probs[r, : len(encoded[k])][keep]
-        if not order:
-            return np.zeros(0), []
-        if not details:
-            return out[order], []
-        estimates = []
-        threshold = self.recipe.span_threshold
-        for i, k in enumerate(order):
-            words: tuple[WordError, ...] = ()
-            if k in word_probs:
-                seen = unique[k][1]
-                words = move_words(
-                    word_errors(seen, encoded[k].translation_offsets(), word_probs[k]),
-                    seen,
-                    translations[i],
-                )
-            estimates.append(
-                Estimate(
-                    float(out[k]),
-                    float(parts[k, 0]),
-                    float(parts[k, 1]),
-                    decode_spans(translations[i], words, threshold),
-                    words,
-                    float(parts[k, 2]),
-                )
-            )
-        return out[order], estimates
+        return predict_pairs(
+            self, sources, translations, progress=progress, details=True, checked=checked
+        )[1]
 
     # ------------------------------------------------------------------ training
-    def _trainable(self) -> dict[str, torch.nn.Parameter]:
-        """Every transformer layer above the recipe's ``freeze_layers`` lowest, and the heads;
-        the embeddings (most of e5-small's weights) and the frozen layers keep the base's
-        values."""
-        import re
-
-        out = {}
-        for name, p in self.model.named_parameters():
-            layer = re.match(r"encoder\.encoder\.layer\.(\d+)\.", name)
-            p.requires_grad = not name.startswith("encoder.embeddings.") and not (
-                layer and int(layer.group(1)) < self.recipe.freeze_layers
-            )
-            if p.requires_grad:
-                out[name] = p
-        return out
-
     def fit(
         self,
         datasets: Sequence[Sequence[Judgment]],
@@ -585,40 +332,6 @@ class QualityEstimator:
         self._quantized = None
         return self
 
-    def _compress(self, base: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """The delta as saved; the model's weights become what loading it would give."""
-        from xlscore.estimator import delta
-
-        tuned = {
-            k: v.detach()
-            for k, v in self._weights().items()
-            if k in base or not k.startswith("encoder.")
-        }
-        d = delta.compress(base, tuned, rank=self.recipe.delta_rank, bits=self.recipe.delta_bits)
-        self._apply(d, base)
-        return d
-
-    def _weights(self) -> dict[str, torch.Tensor]:
-        """Every parameter and buffer of the model, by name."""
-        return {**dict(self.model.named_parameters()), **dict(self.model.named_buffers())}
-
-    def _apply(self, d: dict[str, torch.Tensor], base: dict[str, torch.Tensor]) -> None:
-        from xlscore.estimator import delta
-
-        weights = delta.expand(base, d)
-        params = self._weights()
-        unknown = [k for k in weights if k not in params]
-        if unknown:
-            raise ModelError(f"estimator file has weights this model lacks: {unknown[0]}")
-        with torch.no_grad():
-            for k, v in weights.items():
-                if params[k].shape != v.shape:
-                    raise ModelError(
-                        f"estimator weight {k} has shape {tuple(v.shape)}, the "
-                        f"model needs {tuple(params[k].shape)}"
-                    )
-                params[k].copy_(v.to(params[k].dtype))
-
     def trained_on(self, rows: Sequence[Judgment]) -> bool:
         """Whether ``rows`` (a judged set read with its human translations, as training reads
         it) is one of the sets this estimator was trained on, by digest. A sample of a set (as
@@ -630,8 +343,6 @@ class QualityEstimator:
     def save(self, path: str | os.PathLike, *, name: str | None = None) -> Path:
         """Write the trained delta and its description to a safetensors file; returns the
         path. ``name`` is what signatures call it (default: the file's stem)."""
-        from safetensors.torch import save_file
-
         if not self.fitted:
             raise XLScoreError("nothing to save: the estimator is not trained")
         path = Path(path)
@@ -651,13 +362,7 @@ class QualityEstimator:
             meta["check_weight"] = self.check_weight
         if self.meaning_blend:
             meta["meaning_blend"] = self.meaning_blend
-        tmp = path.with_name(f".{path.name}.tmp")
-        save_file(
-            dict(sorted(self._delta.items())),
-            str(tmp),
-            metadata={"xlscore_estimator": json.dumps(meta, sort_keys=True)},
-        )
-        os.replace(tmp, path)
+        write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path
         self.digest = sha256_file(path)
         return path
@@ -673,8 +378,6 @@ class QualityEstimator:
         """A trained estimator: ``"default"`` or a shipped name, or a saved ``.safetensors``
         file. Its base model is loaded (offline for packs) and checked to be the one it was
         trained on; a shipped file must match its recorded digest."""
-        from safetensors import SafetensorError, safe_open
-
         expected = None
         if isinstance(spec, str) and not spec.endswith(".safetensors"):
             s = shipped(spec)
@@ -682,39 +385,7 @@ class QualityEstimator:
             expected = s.sha256
         else:
             path = Path(spec)
-        if not path.is_file():
-            raise ModelError(f"estimator file {path} does not exist")
-        digest = sha256_file(path)
-        if expected is not None and digest != expected:
-            raise ModelError(
-                f"estimator file {path} is damaged: SHA-256 {digest[:12]}..., "
-                f"expected {expected[:12]}...; reinstall xlscore"
-            )
-        try:
-            with safe_open(str(path), framework="pt") as fh:
-                meta = _checked_metadata(fh, path)
-                # a safe_open handle has keys() but is not iterable
-                tensors = {k: fh.get_tensor(k) for k in fh.keys()}  # noqa: SIM118
-        except (OSError, ValueError, SafetensorError) as err:
-            raise ModelError(f"cannot read estimator file {path}: {err}") from None
-        missing = [k for k in ("name", "base", "base_fingerprint", "recipe") if k not in meta]
-        layers: tuple[str, ...] = ("weight", "bias")
-        heads = ["head"]
-        if isinstance(meta.get("recipe"), dict):
-            if meta["recipe"].get("head_hidden"):
-                layers = ("0.weight", "0.bias", "2.weight", "2.bias")
-            if meta["recipe"].get("meaning_weight"):
-                heads.append("meaning")
-        missing += [f"{h}.{k}" for h in heads for k in layers if f"{h}.{k}" not in tensors]
-        if missing:
-            raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
-        for key in ("similarity_weight", "check_weight", "meaning_blend"):
-            value = meta.get(key, 0.0)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-                raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
-        recipe = Recipe.from_dict(meta["recipe"])
-        if meta.get("meaning_blend") and not recipe.meaning_weight:
-            raise ModelError(f"estimator file {path} has a meaning_blend but no meaning head")
+        meta, tensors, digest, recipe = read_estimator_file(path, expected)
         est = cls(meta["base"], recipe=recipe, device=device, precision=precision)
         est.similarity_weight = float(meta.get("similarity_weight", 0.0))
         est.check_weight = float(meta.get("check_weight", 0.0))
@@ -740,46 +411,9 @@ class QualityEstimator:
         return est
 
 
-def _keep_lowest_layers(encoder: torch.nn.Module, n: int, base: str) -> None:
-    """Cut a BERT-like encoder to its lowest ``n`` transformer layers (a student's body)."""
-    stack = getattr(getattr(encoder, "encoder", None), "layer", None)
-    if not isinstance(stack, torch.nn.ModuleList):
-        raise ModelError(f"cannot keep {n} layers of {base}: it has no BERT-like layer stack")
-    if n > len(stack):
-        raise ModelError(f"{base} has {len(stack)} layers, fewer than the {n} the recipe keeps")
-    del stack[n:]
-    config = getattr(encoder, "config", None)
-    if config is not None:
-        config.num_hidden_layers = n
-
-
 def _rows_digest(rows: Sequence[Judgment]) -> str:
     """Digest of a training set's texts and scores (which data a file was trained on)."""
     h = hashlib.sha256()
     for r in rows:
         h.update(f"{r.seg_id}\t{r.source}\t{r.translation}\t{r.human!r}\n".encode())
     return h.hexdigest()[:16]
-
-
-def read_metadata(path: str | os.PathLike) -> dict:
-    """The metadata of an estimator file (name, base, recipe, similarity weight, ...) without
-    loading its tensors. :class:`ModelError` when the file cannot be read or is not an
-    estimator file."""
-    from safetensors import SafetensorError, safe_open
-
-    try:
-        with safe_open(str(path), framework="pt") as fh:
-            return _checked_metadata(fh, path)
-    except (OSError, ValueError, SafetensorError) as err:
-        raise ModelError(f"cannot read estimator file {path}: {err}") from None
-
-
-def _checked_metadata(fh, path: str | os.PathLike) -> dict:
-    """The estimator metadata of an open safetensors file; :class:`ModelError` when it has
-    none of a known format."""
-    meta = json.loads((fh.metadata() or {}).get("xlscore_estimator", "null"))
-    if not isinstance(meta, dict) or meta.get("format") not in FORMATS:
-        raise ModelError(
-            f"{path} is not an xlscore estimator file (format {' or '.join(map(str, FORMATS))})"
-        )
-    return meta

@@ -30,6 +30,12 @@
   with seeds ``seed``, ``seed + 1``, ... (different head initialisation, batch order and
   dropout), are averaged weight by weight into one model (a "model soup": one model's cost
   at prediction time).
+
+This module holds the loop (:func:`train_loop`, with its checkpoints); the recipe is
+:mod:`xlscore.estimator.recipe`, the targets and batches :mod:`xlscore.estimator.training_data`,
+the loss :mod:`xlscore.estimator.training_loss`, and the fit of a
+:class:`~xlscore.estimator.model.QualityEstimator` (the seed soup) its
+:meth:`~xlscore.estimator.model.QualityEstimator.fit`. Their names are importable from here too.
 """
 
 from __future__ import annotations
@@ -37,490 +43,45 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import torch
-from scipy import stats
 
 from xlscore.encoders.precision import autocast_dtype
-from xlscore.encoders.words import move_span, normalize_text, offset_map
-from xlscore.errors import InputError, XLScoreError
-from xlscore.io.judgments import DEFAULT_LP, Judgment
+from xlscore.errors import XLScoreError
+from xlscore.estimator.recipe import LEGACY, MEANING_LOSSES, TARGETS, Recipe
+from xlscore.estimator.training_data import (
+    Example,
+    draw_corruptions,
+    make_examples,
+    normal_scores,
+    piece_labels,
+    plan_batches,
+    set_shares,
+)
+from xlscore.estimator.training_loss import BatchTargets, batch_loss, detection_loss
 
-
-@dataclass(frozen=True)
-class Recipe:
-    """Everything that decides a trained estimator besides its data (stored in the file)."""
-
-    epochs: float = 2.0
-    batch_size: int = 16
-    lr: float = 3e-5
-    head_lr: float = 1e-3
-    weight_decay: float = 0.01
-    warmup: float = 0.1
-    rank_weight: float = 1.0
-    synthetic: float = 0.3
-    synthetic_weight: float = 1.0
-    synthetic_margin: float = 0.5
-    synthetic_kinds: str = ""
-    meaning_weight: float = 0.0
-    meaning_loss: str = "margin"
-    da_gap: float = 25.0
-    per_word: bool = False
-    features: bool = True
-    word_weight: float = 1.0
-    span_threshold: float = 0.5
-    max_length: int = 256
-    edit_tags: bool = True
-    word_evidence: bool = False
-    enru_weight: float = 1.0
-    balance: float = 1.0
-    freeze_layers: int = 0
-    head_hidden: int = 0
-    da_regression: bool = False
-    seed: int = 0
-    seeds: int = 1
-    delta_rank: int = 64
-    delta_bits: int = 8
-    layers: int = 0
-    targets: str = "normal"
-
-    def __post_init__(self) -> None:
-        checks = [
-            (self.epochs > 0, "epochs must be positive"),
-            (self.batch_size >= 2, "batch_size must be at least 2"),
-            (self.lr > 0 and self.head_lr > 0, "learning rates must be positive"),
-            (0 <= self.warmup < 1, "warmup is a share of the steps, in [0, 1)"),
-            (
-                min(self.rank_weight, self.synthetic_weight, self.word_weight, self.meaning_weight)
-                >= 0,
-                "loss weights must not be negative",
-            ),
-            (0 < self.span_threshold < 1, "span_threshold is a probability in (0, 1)"),
-            (
-                self.synthetic_margin >= 0 and self.da_gap >= 0,
-                "synthetic_margin and da_gap must not be negative",
-            ),
-            (
-                not self.kinds() or set(self.kinds()) <= set(_corruption_kinds()),
-                "synthetic_kinds: unknown kind (known: "
-                + (", ".join(_corruption_kinds()) if self.kinds() else "")
-                + ")",
-            ),
-            (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
-            (
-                self.meaning_loss in MEANING_LOSSES,
-                f"meaning_loss must be one of {', '.join(MEANING_LOSSES)}",
-            ),
-            (self.max_length >= 16, "max_length must be at least 16"),
-            (self.freeze_layers >= 0, "freeze_layers must not be negative"),
-            (self.enru_weight > 0, "enru_weight must be positive"),
-            (0 <= self.balance <= 1, "balance is an exponent in [0, 1]"),
-            (self.head_hidden >= 0, "head_hidden must not be negative (0: a linear head)"),
-            (self.seeds >= 1, "seeds must be at least 1"),
-            (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
-            (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
-            (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
-            (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
-        ]
-        for ok, message in checks:
-            if not ok:
-                raise XLScoreError(f"recipe: {message}")
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Recipe:
-        """A recipe from :func:`dataclasses.asdict` output (unknown keys are an error). A key
-        added after a file was written takes the value that reproduces what the file was
-        trained with (:data:`LEGACY`), not today's default."""
-        unknown = set(d) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise XLScoreError(f"recipe: unknown setting {sorted(unknown)[0]!r}")
-        return cls(**{**LEGACY, **d})
-
-    def kinds(self) -> tuple[str, ...]:
-        """The corruption kinds ``synthetic_kinds`` names (empty: every kind)."""
-        return tuple(k.strip() for k in self.synthetic_kinds.split(",") if k.strip())
-
-
-#: the settings added after the first recipe, at the values that reproduce files written
-#: before them (no corruptions' margin, alignment features or word head; every layer trained,
-#: a linear head, direct assessment in the ranking loss only)
-LEGACY = {
-    "synthetic_margin": 1.0,
-    "meaning_weight": 0.0,
-    "meaning_loss": "margin",
-    "synthetic_kinds": "",
-    "da_gap": 25.0,
-    "per_word": False,
-    "features": False,
-    "word_weight": 0.0,
-    "span_threshold": 0.5,
-    "freeze_layers": 0,
-    "head_hidden": 0,
-    "da_regression": False,
-    "edit_tags": True,
-    "word_evidence": False,
-    "enru_weight": 1.0,
-    "balance": 1.0,
-    "layers": 0,
-    "targets": "normal",
-}
-
-#: how human scores become training targets: ``normal``, the normal scores of each set
-#: (:func:`normal_scores`: one scale whatever the set's own); ``raw``, the scores as given (a
-#: teacher's scores that a student learns to reproduce on the teacher's own scale,
-#: :mod:`xlscore.estimator.distill`)
-TARGETS = ("normal", "raw")
-
-
-#: how the meaning head learns from the corruptions: ``margin``, each corruption below the
-#: translation it was made from (an unbounded output that orders translations of one source
-#: only); ``anchored``, the same margins with the real translations' outputs pulled to 0 (a
-#: squared penalty), so that the output is about 0 unless the head sees an error and the scores
-#: of different sources stay comparable; ``detect``, a corruption detector (logistic loss: a
-#: corruption is wrong, the translation it was made from is not), whose output is log P(no
-#: meaning error), at most 0
-MEANING_LOSSES = ("margin", "anchored", "detect")
-
-
-def _corruption_kinds() -> tuple[str, ...]:
-    from xlscore.estimator.corruptions import KINDS
-
-    return tuple(KINDS)
-
-
-def normal_scores(values: Sequence[float]) -> np.ndarray:
-    """Normal scores of ``values``: the standard normal quantile of each value's average rank
-    ``(rank - 0.5) / n``. Monotone, ties kept, about N(0, 1) whatever the original scale."""
-    v = np.asarray(values, dtype=float)
-    if v.size == 0:
-        return v
-    return stats.norm.ppf((stats.rankdata(v) - 0.5) / v.size)
-
-
-#: word class of each MQM severity (:data:`xlscore.estimator.crossencoder.WORD_CLASSES`; critical
-#: errors count as major, a post-editor's edit as minor when the recipe learns from edits)
-_SEVERITY_CLASS = {"minor": 1, "major": 2, "critical": 2, "edit": 1}
-
-
-@dataclass
-class Example:
-    """One training translation. ``group``: translations of one source share it (-1: the
-    example is synthetic); ``parent``: for a synthetic corruption, the example it was made
-    from (else -1); ``weight``: weight of its squared error. Two translations of a group form
-    a ranking pair when their ``rank_value`` differ by more than the larger ``rank_gap``.
-    ``errors``: character spans of the translation with their word class (1 minor, 2 major);
-    ``clean``: whether the rest of the translation is known to be right (``False``: only the
-    spans are labelled)."""
-
-    source: str
-    translation: str
-    target: float
-    group: int
-    dataset: int
-    weight: float = 1.0
-    parent: int = -1
-    rank_value: float = 0.0
-    rank_gap: float = 0.05
-    errors: tuple[tuple[int, int, int], ...] = ()
-    clean: bool = False
-
-
-def _word_count(text: str) -> int:
-    return max(1, len(text.split()))
-
-
-def _errors_of(
-    row: Judgment, text: str, edits: bool
-) -> tuple[tuple[tuple[int, int, int], ...], bool]:
-    """A judged translation's error spans moved onto its normalised ``text``, and whether
-    the rest of it is known to be right. Post-editing marks count only with ``edits``
-    (otherwise the translation has no word labels)."""
-    if row.errors is None or (not edits and any(m.severity == "edit" for m in row.errors)):
-        return (), False
-    where = offset_map(row.translation, text)
-    return tuple(
-        (*move_span(where, m.start, m.end), _SEVERITY_CLASS.get(m.severity, 2)) for m in row.errors
-    ), True
-
-
-def make_examples(
-    datasets: Sequence[Sequence[Judgment]], recipe: Recipe, corrupt: Callable | None = None
-) -> list[Example]:
-    """Examples from judged data sets (one target scale per set), plus synthetic corruptions
-    of a ``recipe.synthetic`` share of the English->Russian ones when ``corrupt`` is given
-    (:func:`xlscore.estimator.corruptions.corrupt`: it returns the corrupted text and the characters
-    that carry the error). A corruption keeps its parent's error marks (moved onto its text)
-    and adds its own, as a major error."""
-    out: list[Example] = []
-    groups: dict[tuple[int, str], int] = {}
-    russian: list[bool] = []  # per example: an en-ru translation (the corruptions are Russian)
-    for d, rows in enumerate(datasets):
-        if not rows:
-            raise InputError(f"training data set {d + 1} has no judged translations")
-        da = all(r.kind == "da" and r.raw is not None for r in rows)
-        human = [
-            r.human / _word_count(r.translation) if recipe.per_word and r.kind == "mqm" else r.human
-            for r in rows
-        ]
-        targets = normal_scores(human) if recipe.targets == "normal" else np.asarray(human)
-        for r, t in zip(rows, targets):
-            g = groups.setdefault((d, r.seg_id), len(groups))
-            text = normalize_text(r.translation)
-            errors, clean = _errors_of(r, text, recipe.edit_tags)
-            russian.append(r.lp == DEFAULT_LP)
-            out.append(
-                Example(
-                    normalize_text(r.source),
-                    text,
-                    float(t),
-                    g,
-                    d,
-                    1.0 if not da or recipe.da_regression else 0.0,
-                    -1,
-                    float(r.raw) if da and r.raw is not None else float(t),
-                    recipe.da_gap if da else 0.05,
-                    errors,
-                    clean,
-                )
-            )
-    if corrupt is not None and recipe.synthetic > 0:
-        pairs = [(e.source, e.translation) for e in out]
-        for i, bad in draw_corruptions(
-            pairs, russian, recipe.synthetic, recipe.kinds(), recipe.seed + 7, corrupt
-        ):
-            e = out[i]
-            # the parent's own marks move onto the corrupted text; the corruption is major
-            where = offset_map(e.translation, bad.text)
-            errors = tuple((*move_span(where, a, b), c) for a, b, c in e.errors) + tuple(
-                (a, b, 2) for a, b in bad.spans
-            )
-            out.append(
-                Example(
-                    e.source,
-                    bad.text,
-                    e.target,
-                    -1,
-                    e.dataset,
-                    0.0,
-                    i,
-                    errors=errors,
-                    clean=e.clean,
-                )
-            )
-    return out
-
-
-def draw_corruptions(
-    pairs: Sequence[tuple[str, str]],
-    eligible: Sequence[bool],
-    share: float,
-    kinds: Sequence[str],
-    seed: int,
-    corrupt: Callable,
-) -> list[tuple[int, Any]]:
-    """Corruptions of about ``share`` of the ``eligible`` (English->Russian) ``pairs``, as
-    ``(index of the pair, corruption)``: one per drawn pair, of the kind among ``kinds``
-    (empty: every kind) used least so far that applies to it, so that kinds that apply to few
-    sentences (numbers, names, roles) are not crowded out by those that apply to any.
-    ``corrupt``: :func:`xlscore.estimator.corruptions.corrupt`. Deterministic for a ``seed``."""
-    rng = random.Random(seed)
-    pool = [t for (_, t), ok in zip(pairs, eligible) if ok]
-    used = dict.fromkeys(kinds or _corruption_kinds(), 0)
-    out = []
-    for i, ((source, translation), ok) in enumerate(zip(pairs, eligible)):
-        if not (ok and rng.random() < share):
-            continue
-        for kind in sorted(used, key=lambda k: (used[k], rng.random())):
-            bad = corrupt(source, translation, rng, pool, [kind])
-            if bad is not None and bad.text != translation:
-                used[kind] += 1
-                out.append((i, bad))
-                break
-    return out
-
-
-def piece_labels(example: Example, offsets: Sequence[tuple[int, int]]) -> list[int]:
-    """The word class of each translation piece (its character span in the translation):
-    the most severe error span it overlaps; a zero-length span (an omission marked at a
-    position) labels the piece that ends there, or the first piece at position 0. Pieces
-    with no error are 0 when the example is known to be clean elsewhere, else -100 (no
-    label); empty pieces are -100."""
-    out = [0 if example.clean else -100] * len(offsets)
-    for k, (a, b) in enumerate(offsets):
-        if a >= b:
-            out[k] = -100
-    for start, end, cls in example.errors:
-        if start < end:
-            hit = [k for k, (a, b) in enumerate(offsets) if a < b and a < end and start < b]
-        else:
-            before = [k for k, (a, b) in enumerate(offsets) if a < b and a < start <= b]
-            after = [k for k, (a, b) in enumerate(offsets) if a < b and a >= start]
-            hit = before[-1:] or after[:1]
-        for k in hit:
-            out[k] = max(out[k], cls)
-    return out
-
-
-def set_shares(sizes: Sequence[int], pairs: Sequence[str], recipe: Recipe) -> list[float] | None:
-    """How much of an epoch each training set gets, from its number of units (``sizes``) and
-    language pair: ``size ** balance``, times ``enru_weight`` for en-ru sets (normalised to sum
-    to 1). ``None`` when that is every set's own share (each unit once per epoch)."""
-    from xlscore.io.judgments import DEFAULT_LP
-
-    w = [
-        n**recipe.balance * (recipe.enru_weight if lp == DEFAULT_LP else 1.0)
-        for n, lp in zip(sizes, pairs)
-    ]
-    total, n_all = sum(w), sum(sizes)
-    shares = [x / total for x in w]
-    if all(abs(sh * n_all - n) < 0.5 for sh, n in zip(shares, sizes)):
-        return None
-    return shares
-
-
-def _draw(units: list[list[int]], quota: int, rng: random.Random) -> list[list[int]]:
-    """``quota`` units of ``units``: whole rounds of all of them, then a sample."""
-    whole, rest = divmod(quota, len(units)) if units else (0, 0)
-    return units * whole + rng.sample(units, rest)
-
-
-def plan_batches(
-    examples: Sequence[Example],
-    lengths: Sequence[int],
-    batch_size: int,
-    rng: random.Random,
-    shares: Sequence[float] | None = None,
-) -> list[list[int]]:
-    """Batches of example indices for one epoch. A unit is a source with all its
-    translations (and their corruptions) when it has several, else one translation with its
-    corruptions; units of several are packed in random order, single ones in runs of similar
-    length within their data set; the batches are then shuffled. ``shares``: the part of the
-    epoch's units each data set gets (:func:`set_shares`; default: each unit once), drawn
-    at random, a set's units repeated when its share is larger than the set."""
-    children: dict[int, list[int]] = {}
-    members: dict[int, list[int]] = {}
-    for i, e in enumerate(examples):
-        if e.parent >= 0:
-            children.setdefault(e.parent, []).append(i)
-        else:
-            members.setdefault(e.group, []).append(i)
-    multi: list[list[int]] = []
-    single: dict[int, list[list[int]]] = {}
-    for idx in members.values():
-        unit = idx + [c for i in idx for c in children.get(i, [])]
-        if len(idx) > 1:
-            multi.append(unit)
-        else:
-            single.setdefault(examples[idx[0]].dataset, []).append(unit)
-    if shares is not None:
-        n_units = len(multi) + sum(map(len, single.values()))
-        by_set: dict[int, list[list[int]]] = {}
-        for u in multi:
-            by_set.setdefault(examples[u[0]].dataset, []).append(u)
-        multi = [
-            u for d in sorted(by_set) for u in _draw(by_set[d], round(shares[d] * n_units), rng)
-        ]
-        single = {d: _draw(u, round(shares[d] * n_units), rng) for d, u in sorted(single.items())}
-    batches: list[list[int]] = []
-
-    def pack(units: list[list[int]]) -> None:
-        cur: list[int] = []
-        for u in units:
-            cur = cur + u
-            if len(cur) >= batch_size:
-                batches.append(cur)
-                cur = []
-        if cur:
-            batches.append(cur)
-
-    rng.shuffle(multi)
-    pack(multi)
-    for d in sorted(single):
-        units = single[d]
-        rng.shuffle(units)
-        window = batch_size * 16
-        for k in range(0, len(units), window):
-            pack(sorted(units[k : k + window], key=lambda u: lengths[u[0]]))
-    rng.shuffle(batches)
-    return batches
-
-
-@dataclass
-class BatchTargets:
-    """What the loss compares a batch's predictions with (see :class:`Example`)."""
-
-    target: torch.Tensor  # [B] regression targets
-    weight: torch.Tensor  # [B] weights of the squared error
-    group: torch.Tensor  # [B] source groups (-1: none)
-    parent: torch.Tensor  # [B] position of a corruption's parent in the batch (-1: none)
-    rank_value: torch.Tensor | None = None  # [B] (default: target)
-    rank_gap: torch.Tensor | None = None  # [B] (default: 0.05)
-    labels: torch.Tensor | None = None  # [B, T] word class per piece (-100: none)
-
-
-def batch_loss(
-    pred: torch.Tensor,
-    t: BatchTargets,
-    recipe: Recipe,
-    word_logits: torch.Tensor | None = None,
-    meaning: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups, for
-    pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
-    ``synthetic_weight`` x margin loss of each corruption against its parent +
-    ``meaning_weight`` x the same margin loss on the meaning head's output ``meaning`` +
-    ``word_weight`` x cross-entropy of the word classes of labelled pieces."""
-    loss = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(min=1.0)
-    value = t.target if t.rank_value is None else t.rank_value
-    gap = torch.full_like(value, 0.05) if t.rank_gap is None else t.rank_gap
-    same = (t.group[:, None] == t.group[None, :]) & (t.group[:, None] >= 0)
-    better = same & (value[:, None] - value[None, :] > torch.maximum(gap[:, None], gap[None, :]))
-    if recipe.rank_weight and better.any():
-        diff = pred[:, None] - pred[None, :]
-        loss = loss + recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
-    child = t.parent >= 0
-
-    def margin_loss(out: torch.Tensor) -> torch.Tensor:
-        margin = out[t.parent[child]] - out[child]
-        return torch.nn.functional.softplus(recipe.synthetic_margin - margin).mean()
-
-    if recipe.synthetic_weight and child.any():
-        loss = loss + recipe.synthetic_weight * margin_loss(pred)
-    if recipe.meaning_weight and meaning is not None and child.any():
-        if recipe.meaning_loss == "detect":
-            loss = loss + recipe.meaning_weight * detection_loss(meaning, t.parent)
-        else:
-            anchor = meaning[~child].pow(2).mean() if recipe.meaning_loss == "anchored" else 0
-            loss = loss + recipe.meaning_weight * (margin_loss(meaning) + anchor)
-    if (
-        recipe.word_weight
-        and word_logits is not None
-        and t.labels is not None
-        and (t.labels >= 0).any()
-    ):
-        loss = loss + recipe.word_weight * torch.nn.functional.cross_entropy(
-            word_logits.float().reshape(-1, word_logits.shape[-1]),
-            t.labels.reshape(-1),
-            ignore_index=-100,
-        )
-    return loss
-
-
-def detection_loss(log_clean: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
-    """Logistic loss of a corruption detector whose output is ``log_clean`` = log P(no meaning
-    error) (at most 0): each corruption (``parent >= 0``) is an error, each translation a
-    corruption was made from is not; the mean over both."""
-    child = parent >= 0
-    # log P(error) = log(1 - exp(log_clean)), kept finite where log_clean rounds to 0
-    log_error = torch.log(-torch.expm1(log_clean[child].clamp(max=-1e-6)))
-    losses = torch.cat([-log_error, -log_clean[parent[child].unique()]])
-    return losses.mean()
+__all__ = [
+    "LEGACY",
+    "MEANING_LOSSES",
+    "TARGETS",
+    "BatchTargets",
+    "Example",
+    "Recipe",
+    "TrainingLog",
+    "batch_loss",
+    "detection_loss",
+    "draw_corruptions",
+    "make_examples",
+    "normal_scores",
+    "piece_labels",
+    "plan_batches",
+    "remove_checkpoint",
+    "set_shares",
+    "train_loop",
+]
 
 
 @dataclass

@@ -13,36 +13,24 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from filelock import FileLock
+from platformdirs import user_cache_dir
 
 MANIFEST = "xlscore-manifest.json"
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
-def platform_cache_root() -> Path:
-    """The user's cache folder on this platform: ``%LOCALAPPDATA%`` on Windows,
-    ``~/Library/Caches`` on macOS, ``$XDG_CACHE_HOME`` or ``~/.cache`` elsewhere. (Only the
-    last is exercised by the tests, which run on Linux.)"""
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base).expanduser()
-
-
 def cache_dir() -> Path:
-    """Root of xlscore's cache: ``$XLSCORE_CACHE``, else ``xlscore`` in the platform's user
-    cache folder (:func:`platform_cache_root`; ``~/.cache/xlscore`` on Linux)."""
+    """Root of xlscore's cache: ``$XLSCORE_CACHE``, else platformdirs' user cache folder for
+    ``xlscore`` (``$XDG_CACHE_HOME/xlscore`` or ``~/.cache/xlscore`` on Linux,
+    ``~/Library/Caches/xlscore`` on macOS, ``%LOCALAPPDATA%\\xlscore\\Cache`` on Windows)."""
     env = os.environ.get("XLSCORE_CACHE")
-    root = Path(env).expanduser() if env else platform_cache_root() / "xlscore"
+    root = Path(env).expanduser() if env else Path(user_cache_dir("xlscore", appauthor=False))
     root.mkdir(parents=True, exist_ok=True)
     return root
 

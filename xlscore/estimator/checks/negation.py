@@ -10,26 +10,16 @@ import regex
 
 from xlscore.estimator.checks import negation_words as W
 from xlscore.estimator.checks.finding import Finding
-from xlscore.estimator.checks.text import _fold, _is_known, _parses
+from xlscore.estimator.checks.text import _fold, _is_known, _parses, words
 
 _EN_TOKEN = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _RU_TOKEN = regex.compile(r"\p{L}+")
 _NE_EXCEPTIONS = frozenset(
-    (
-        "несколько",
-        "некоторый",
-        "немного",
-        "немало",
-        "нечто",
-        "некий",
-        "нередко",
-        "неделя",
-        "небо",
-        "нефть",
-        "необходимо",
-        "необходимый",
-        "безопасность",
-        "безопасный",
+    words(
+        """
+        несколько некоторый немного немало нечто некий нередко неделя небо нефть необходимо
+        необходимый безопасность безопасный
+        """
     )
 )
 

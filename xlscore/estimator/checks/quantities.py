@@ -10,7 +10,7 @@ from typing import NamedTuple
 import regex
 
 from xlscore.estimator.checks import number_words as W
-from xlscore.estimator.checks.text import _fold
+from xlscore.estimator.checks.text import _fold, words
 
 
 class _Qty(NamedTuple):
@@ -22,25 +22,10 @@ class _Qty(NamedTuple):
 _UNIT_AFTER = regex.compile(r"[\s\-‑–]*(°\s*[FfCc]?|[\p{L}]+)")
 _UNIT_BEFORE = regex.compile(r"(°\s*[FfCc]?\s*|[\p{L}]+[-‑])$")
 _METRIC_SHORT = frozenset(
-    (
-        "м",
-        "см",
-        "мм",
-        "км",
-        "кг",
-        "г",
-        "т",
-        "л",
-        "га",
-        "с",
-        "°",
-        "°c",
-        "°с",
-        "ф",
-        "миль",
-        "мили",
-        "миля",
-        "милю",
+    words(
+        """
+    м см мм км кг г т л га с ° °c °с ф миль мили миля милю
+    """
     )
 )
 

@@ -31,6 +31,27 @@ def _is_known(word: str) -> bool:
     return bool(_morph().word_is_known(word))
 
 
+def words(text: str) -> tuple[str, ...]:
+    """The words of a table written as running text, in order (whitespace separates them)."""
+    return tuple(text.split())
+
+
+def pairs(text: str) -> list[tuple[str, str]]:
+    """The ``key=value`` entries of a table written as running text, in order."""
+    out = []
+    for entry in text.split():
+        key, sep, value = entry.partition("=")
+        if not sep or not key:
+            raise ValueError(f"table entry {entry!r} is not key=value")
+        out.append((key, value))
+    return out
+
+
+def number(text: str) -> float:
+    """A table's number: an ``int`` when written without a point, else a ``float``."""
+    return float(text) if any(c in text for c in ".e") else int(text)
+
+
 def _fold(word: str) -> str:
     """Lower case, ``ё`` written ``е``."""
     return word.lower().replace("ё", "е")

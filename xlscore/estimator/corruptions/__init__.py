@@ -21,7 +21,8 @@ input: any internal failure gives ``None``.
 The package: :mod:`.text` (tokens, spelling of a replacement), :mod:`.morphology` (pymorphy3
 parsing, inflection, agreement, noun groups), :mod:`.base` (:class:`Corruption`, applying
 edits, the wrapper every kind goes through), the kinds in :mod:`.numbers`, :mod:`.lexical`,
-:mod:`.structure` and :mod:`.roles`, and the word tables in :mod:`.words`.
+:mod:`.structure` and :mod:`.roles`, and the word tables in :mod:`.words` (one module per
+idea: antonyms, quantities, entities, additions, function words).
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """Kinds that replace a word by another of the same kind: ``named_entity`` (a person, place,
 organisation, Latin-script name or acronym), ``antonym`` (a word or preposition by its
 opposite) and ``substitution`` (a content word by one from a pool sentence).
+
+The longer forms of prepositions (``со``, ``подо``, ``надо``, ``передо``) are mapped to their
+short ones by hand: pymorphy3's normal forms would also map ``безо`` to ``без`` and so make
+antonyms the generated training data does not have.
 """
 
 from __future__ import annotations

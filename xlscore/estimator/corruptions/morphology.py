@@ -1,6 +1,14 @@
 """pymorphy3 analysis shared by the kinds: parsing a word, inflecting a lemma into the form of
 another word, the case a noun is likely in given what precedes it, agreement of adjectives
 with their noun, and where a noun group ends.
+
+Two tables are kept by hand because pymorphy3 cannot give them. ``_LOC2``: the nouns whose
+second locative is the usual one after ``в``/``на`` (``в году``, ``на берегу``); pymorphy3's
+dictionary has a second locative for about 200 nouns (``дому``, ``миру``, ``меху`` too) but
+not which of them is the usual form, and trying it for every such noun would change the
+generated training data. ``_PREP_CASES``: the cases each preposition governs, which
+pymorphy3 does not record. The rare cases (``loc2``, ``gen2``, ``voct``…) are folded into
+the main ones with pymorphy3's own ``RARE_CASES`` table.
 """
 
 from __future__ import annotations
@@ -62,15 +70,17 @@ def _lemma(lemma: str, pos: tuple[str, ...] = (), has: str = "") -> Any:
     return best
 
 
+@lru_cache(maxsize=64)
+def _forms(lemma: str, pos: str, grammeme: str) -> frozenset[str]:
+    """Every form of the dictionary word ``lemma`` (part of speech ``pos``) that has
+    ``grammeme``, lower case with ``ё`` as ``е`` (``год``, ``sing``: год, года, году, …)."""
+    p = _lemma(lemma, (pos,))
+    if p is None:
+        return frozenset()
+    return frozenset(_norm(f.word) for f in p.lexeme if grammeme in f.tag)
+
+
 _FORMS = ("INFN", "GRND", "PRTF", "PRTS", "ADJS", "ADJF", "COMP", "VERB", "NUMR")
-_CASES = {
-    "loc2": "loct",
-    "gen2": "gent",
-    "acc2": "accs",
-    "voct": "nomn",
-    "gen1": "gent",
-    "loc1": "loct",
-}
 
 
 # nouns whose locative after в/на is the second one (в году, на берегу)
@@ -111,8 +121,9 @@ _LOC2 = (
 
 
 def _case(tag) -> str | None:
-    """The case of a tag, second genitive/locative counted as the first."""
-    return _CASES.get(str(tag.case), str(tag.case)) if tag.case else None
+    """The case of a tag, second genitive/locative counted as the first (pymorphy3's
+    ``RARE_CASES``: also the vocative as the nominative)."""
+    return tag.RARE_CASES.get(str(tag.case), str(tag.case)) if tag.case else None
 
 
 def _wanted(tag, noun_gender: bool = False) -> tuple[list[str], list[str]]:

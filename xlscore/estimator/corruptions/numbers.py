@@ -13,6 +13,7 @@ import regex
 from xlscore.estimator.corruptions import words as W
 from xlscore.estimator.corruptions.base import Corruption, _kind, _make
 from xlscore.estimator.corruptions.morphology import (
+    _forms,
     _in_context,
     _inflect,
     _inflect_parse,
@@ -218,7 +219,7 @@ def date_unit(source: str, text: str, rng: random.Random, pool: Sequence[str]) -
         after_num = i > 0 and toks[i - 1].num and _tight(text, toks[i - 1], t)
         if (
             after_num
-            and _norm(t.text) in ("год", "году", "года", "годом", "годе")
+            and _norm(t.text) in _forms("год", "NOUN", "sing")
             and regex.fullmatch(r"1\d{3}|20\d\d", toks[i - 1].text)
         ):
             continue  # a year, not a period

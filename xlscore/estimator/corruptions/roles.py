@@ -1,5 +1,9 @@
 """The ``role_swap`` kind: who does what to whom. Subject and direct object swapped, the two
 places of ``из X в Y``, or two numbers or named entities of one kind.
+
+The pairs of prepositions of a direction (``из``/``в``, ``с``/``на``, ``от``/``до``) and the
+case the second one governs are kept by hand because pymorphy3 does not record what case a
+preposition governs.
 """
 
 from __future__ import annotations

@@ -1,6 +1,10 @@
 """Kinds that change what is said or how it is put together: ``negation`` (removed or added),
 ``omission`` (a clause, phrase or modifier deleted), ``addition`` (material the source does
 not have), ``untranslated`` (a run of English source words) and ``scramble`` (word order).
+
+The heads of fixed prepositional expressions (``по сравнению с``) are listed by hand as
+written, in the case the expression puts them in, because pymorphy3 knows no fixed
+expressions; the word tables are in :mod:`xlscore.estimator.corruptions.words`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,156 @@
+"""The estimator protocol's data and folds, shared by ``estimator.py``, its report
+(:mod:`estimator_report`) and the scripts built on its runs: where finished folds are cached,
+the judged sets, the fold names, and each fold's training sets and test rows.
+
+Its own module so that ``estimator.py`` (which calls the report) and the report (which needs
+the folds) do not import each other.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+from xlscore.evaluation.agreement import read_judgments
+from xlscore.io.judgments import attach_errors, read_error_marks, sample_sources
+from xlscore.metric.corpus import assign_folds
+
+CACHE = Path(
+    os.environ.get("XLSCORE_EXPERIMENT_CACHE")
+    or Path(__file__).resolve().parent / ".cache" / "estimator"
+)
+K = 4  # cross-validation folds (by document)
+LODO = ("lodo-qe22", "lodo-news", "lodo-it")
+TEST_OF = {"lodo-qe22": "qe22", "lodo-news": "news", "lodo-it": "it-test"}
+
+
+DA_FILE = "wmt21-enru-da-newstest2021.tsv"
+
+
+def da_shared_sources(data_dir: Path) -> dict[str, str]:
+    """``{DA seg_id: MQM seg_id}`` for the DA sources that the MQM file judges too."""
+    with open(data_dir / DA_FILE, encoding="utf-8", newline="") as fh:
+        return {
+            r["seg_id"]: r["mqm_seg_id"]
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if r["mqm_seg_id"]
+        }
+
+
+#: the test file of each fold's en-ru test set, as ``enru_source_in`` names it
+TEST_FILE = {
+    "news": "wmt21-enru-mqm-newstest2021",
+    "qe22": "wmt22-enru-mqm-dev",
+    "it-test": "wmt19-enru-qe-it",
+}
+#: the multi-pair files (``multilingual/NAME.tsv.gz``) and the span file of each
+MULTILINGUAL = {"mqm": "mqm-spans", "da": None, "word": None, "ced": None}
+
+
+def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
+    """The training sets (one per language pair, release and kind) of the named multi-pair
+    files, the MQM rows with their raters' spans."""
+    from xlscore.io.judgments import read_judgments, split_sets
+
+    out = []
+    for name in names:
+        if name not in MULTILINGUAL:
+            raise SystemExit(f"unknown multilingual file {name!r}: {', '.join(MULTILINGUAL)}")
+        rows = read_judgments(data_dir / "multilingual" / f"{name}.tsv.gz", include_human=True)
+        if MULTILINGUAL[name]:
+            spans = data_dir / "multilingual" / f"{MULTILINGUAL[name]}.tsv.gz"
+            rows = attach_errors(rows, read_error_marks(spans, lenient=True))
+        out += split_sets(rows)
+    return out
+
+
+def load_sets(data_dir: Path) -> dict[str, list]:
+    """Every judged set, human translations and post-edits included, with the error marks
+    where they exist."""
+    news = read_judgments(data_dir / "wmt21-enru-mqm-newstest2021.tsv", include_human=True)
+    qe22 = read_judgments(data_dir / "wmt22-enru-mqm-dev.tsv", include_human=True)
+    return {
+        "news": attach_errors(
+            news, read_error_marks(data_dir / "wmt21-enru-mqm-newstest2021-spans.tsv")
+        ),
+        "qe22": attach_errors(qe22, read_error_marks(data_dir / "wmt22-enru-word-dev.tsv")),
+        "da": read_judgments(data_dir / DA_FILE, include_human=True),
+        "da-shared": da_shared_sources(data_dir),
+        "it": read_judgments(data_dir / "wmt19-enru-qe-it" / "train", include_human=True),
+        "it-test": read_judgments(data_dir / "wmt19-enru-qe-it" / "test"),
+    }
+
+
+def fold_names(which: str) -> list[str]:
+    """The folds a ``--folds`` value names: ``lodo`` (every leave-one-set-out fold),
+    ``cv-news``/``cv-qe22`` (their cross-validation folds) or single fold names, by commas."""
+    names = []
+    for part in which.split(","):
+        if part == "lodo":
+            names += list(LODO)
+        elif part in ("cv-news", "cv-qe22"):
+            names += [f"{part}-{k}" for k in range(K)]
+        else:
+            names.append(part)
+    return names
+
+
+def split(
+    sets: dict[str, list],
+    fold: str,
+    use_it: bool,
+    it_sample: int,
+    use_da: bool = False,
+    multilingual: list[list] | None = None,
+) -> tuple[list[list], list]:
+    """Training sets and test rows (machine translations only) of a fold; ``multilingual``
+    sets join training without their rows whose English source the fold tests on."""
+    train, test = _split_enru(sets, fold, use_it, it_sample, use_da)
+    if multilingual:
+        from xlscore.io.judgments import leave_out_sources
+
+        tested = TEST_OF.get(fold) or fold.rsplit("-", 1)[0].removeprefix("cv-")
+        kept = [leave_out_sources(rows, TEST_FILE[tested]) for rows in multilingual]
+        train = train + [rows for rows in kept if rows]
+    return train, test
+
+
+def _split_enru(
+    sets: dict[str, list], fold: str, use_it: bool, it_sample: int, use_da: bool
+) -> tuple[list[list], list]:
+    """The en-ru training sets and test rows of a fold."""
+    it = [sample_sources(sets["it"], it_sample)] if use_it else []
+    mt = lambda rows: [r for r in rows if not r.is_human]
+
+    def da(tested: list) -> list[list]:
+        """The DA set without the sources of the tested newstest rows."""
+        if not use_da:
+            return []
+        gone = {r.seg_id for r in tested}
+        return [[r for r in sets["da"] if sets["da-shared"].get(r.seg_id) not in gone]]
+
+    if fold == "lodo-qe22":
+        return [sets["news"], *da([]), *it], mt(sets["qe22"])
+    if fold == "lodo-news":
+        return [sets["qe22"], *da(sets["news"]), *it], mt(sets["news"])
+    if fold == "lodo-it":
+        return [sets["news"], sets["qe22"], *da([])], sets["it-test"]
+    name, k = fold.rsplit("-", 1)
+    target = name.removeprefix("cv-")
+    folds = assign_folds([r.doc for r in sets[target]], K, seed=0)
+    train = [r for r in sets[target] if folds[r.doc] != int(k)]
+    test = [r for r in sets[target] if folds[r.doc] == int(k)]
+    others = [sets[n] for n in ("news", "qe22") if n != target]
+    return [train, *others, *da(test if target == "news" else []), *it], mt(test)
+
+
+def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
+    """:func:`split` with a variant's configuration."""
+    multilingual = None
+    if cfg.get("multilingual"):
+        key = "multilingual:" + ",".join(cfg["multilingual"])
+        if key not in sets:
+            sets[key] = load_multilingual(sets["data_dir"], cfg["multilingual"])
+        multilingual = sets[key]
+    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual)

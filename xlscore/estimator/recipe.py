@@ -1,0 +1,151 @@
+"""The training recipe: everything that decides a trained estimator besides its data
+(:class:`Recipe`, stored in the estimator file), and the values that reproduce older files
+(:data:`LEGACY`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xlscore.errors import XLScoreError
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that decides a trained estimator besides its data (stored in the file)."""
+
+    epochs: float = 2.0
+    batch_size: int = 16
+    lr: float = 3e-5
+    head_lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup: float = 0.1
+    rank_weight: float = 1.0
+    synthetic: float = 0.3
+    synthetic_weight: float = 1.0
+    synthetic_margin: float = 0.5
+    synthetic_kinds: str = ""
+    meaning_weight: float = 0.0
+    meaning_loss: str = "margin"
+    da_gap: float = 25.0
+    per_word: bool = False
+    features: bool = True
+    word_weight: float = 1.0
+    span_threshold: float = 0.5
+    max_length: int = 256
+    edit_tags: bool = True
+    word_evidence: bool = False
+    enru_weight: float = 1.0
+    balance: float = 1.0
+    freeze_layers: int = 0
+    head_hidden: int = 0
+    da_regression: bool = False
+    seed: int = 0
+    seeds: int = 1
+    delta_rank: int = 64
+    delta_bits: int = 8
+    layers: int = 0
+    targets: str = "normal"
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.epochs > 0, "epochs must be positive"),
+            (self.batch_size >= 2, "batch_size must be at least 2"),
+            (self.lr > 0 and self.head_lr > 0, "learning rates must be positive"),
+            (0 <= self.warmup < 1, "warmup is a share of the steps, in [0, 1)"),
+            (
+                min(self.rank_weight, self.synthetic_weight, self.word_weight, self.meaning_weight)
+                >= 0,
+                "loss weights must not be negative",
+            ),
+            (0 < self.span_threshold < 1, "span_threshold is a probability in (0, 1)"),
+            (
+                self.synthetic_margin >= 0 and self.da_gap >= 0,
+                "synthetic_margin and da_gap must not be negative",
+            ),
+            (
+                not self.kinds() or set(self.kinds()) <= set(_corruption_kinds()),
+                "synthetic_kinds: unknown kind (known: "
+                + (", ".join(_corruption_kinds()) if self.kinds() else "")
+                + ")",
+            ),
+            (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
+            (
+                self.meaning_loss in MEANING_LOSSES,
+                f"meaning_loss must be one of {', '.join(MEANING_LOSSES)}",
+            ),
+            (self.max_length >= 16, "max_length must be at least 16"),
+            (self.freeze_layers >= 0, "freeze_layers must not be negative"),
+            (self.enru_weight > 0, "enru_weight must be positive"),
+            (0 <= self.balance <= 1, "balance is an exponent in [0, 1]"),
+            (self.head_hidden >= 0, "head_hidden must not be negative (0: a linear head)"),
+            (self.seeds >= 1, "seeds must be at least 1"),
+            (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
+            (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
+            (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
+            (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise XLScoreError(f"recipe: {message}")
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Recipe:
+        """A recipe from :func:`dataclasses.asdict` output (unknown keys are an error). A key
+        added after a file was written takes the value that reproduces what the file was
+        trained with (:data:`LEGACY`), not today's default."""
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise XLScoreError(f"recipe: unknown setting {sorted(unknown)[0]!r}")
+        return cls(**{**LEGACY, **d})
+
+    def kinds(self) -> tuple[str, ...]:
+        """The corruption kinds ``synthetic_kinds`` names (empty: every kind)."""
+        return tuple(k.strip() for k in self.synthetic_kinds.split(",") if k.strip())
+
+
+#: the settings added after the first recipe, at the values that reproduce files written
+#: before them (no corruptions' margin, alignment features or word head; every layer trained,
+#: a linear head, direct assessment in the ranking loss only)
+LEGACY = {
+    "synthetic_margin": 1.0,
+    "meaning_weight": 0.0,
+    "meaning_loss": "margin",
+    "synthetic_kinds": "",
+    "da_gap": 25.0,
+    "per_word": False,
+    "features": False,
+    "word_weight": 0.0,
+    "span_threshold": 0.5,
+    "freeze_layers": 0,
+    "head_hidden": 0,
+    "da_regression": False,
+    "edit_tags": True,
+    "word_evidence": False,
+    "enru_weight": 1.0,
+    "balance": 1.0,
+    "layers": 0,
+    "targets": "normal",
+}
+
+#: how human scores become training targets: ``normal``, the normal scores of each set
+#: (:func:`normal_scores`: one scale whatever the set's own); ``raw``, the scores as given (a
+#: teacher's scores that a student learns to reproduce on the teacher's own scale,
+#: :mod:`xlscore.estimator.distill`)
+TARGETS = ("normal", "raw")
+
+
+#: how the meaning head learns from the corruptions: ``margin``, each corruption below the
+#: translation it was made from (an unbounded output that orders translations of one source
+#: only); ``anchored``, the same margins with the real translations' outputs pulled to 0 (a
+#: squared penalty), so that the output is about 0 unless the head sees an error and the scores
+#: of different sources stay comparable; ``detect``, a corruption detector (logistic loss: a
+#: corruption is wrong, the translation it was made from is not), whose output is log P(no
+#: meaning error), at most 0
+MEANING_LOSSES = ("margin", "anchored", "detect")
+
+
+def _corruption_kinds() -> tuple[str, ...]:
+    from xlscore.estimator.corruptions import KINDS
+
+    return tuple(KINDS)

@@ -1,0 +1,87 @@
+"""The training loss: what a batch's predictions are compared with, and how.
+
+Squared error on the targets, a pairwise ranking loss within a source's translations, a margin
+of each synthetic corruption below the translation it was made from (on the score and on the
+meaning head's output, or a corruption detector's logistic loss, :func:`detection_loss`), and
+the word head's cross-entropy (:func:`batch_loss`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from xlscore.estimator.recipe import Recipe
+
+
+@dataclass
+class BatchTargets:
+    """What the loss compares a batch's predictions with (see :class:`Example`)."""
+
+    target: torch.Tensor  # [B] regression targets
+    weight: torch.Tensor  # [B] weights of the squared error
+    group: torch.Tensor  # [B] source groups (-1: none)
+    parent: torch.Tensor  # [B] position of a corruption's parent in the batch (-1: none)
+    rank_value: torch.Tensor | None = None  # [B] (default: target)
+    rank_gap: torch.Tensor | None = None  # [B] (default: 0.05)
+    labels: torch.Tensor | None = None  # [B, T] word class per piece (-100: none)
+
+
+def batch_loss(
+    pred: torch.Tensor,
+    t: BatchTargets,
+    recipe: Recipe,
+    word_logits: torch.Tensor | None = None,
+    meaning: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups, for
+    pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
+    ``synthetic_weight`` x margin loss of each corruption against its parent +
+    ``meaning_weight`` x the same margin loss on the meaning head's output ``meaning`` +
+    ``word_weight`` x cross-entropy of the word classes of labelled pieces."""
+    loss = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(min=1.0)
+    value = t.target if t.rank_value is None else t.rank_value
+    gap = torch.full_like(value, 0.05) if t.rank_gap is None else t.rank_gap
+    same = (t.group[:, None] == t.group[None, :]) & (t.group[:, None] >= 0)
+    better = same & (value[:, None] - value[None, :] > torch.maximum(gap[:, None], gap[None, :]))
+    if recipe.rank_weight and better.any():
+        diff = pred[:, None] - pred[None, :]
+        loss = loss + recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
+    child = t.parent >= 0
+
+    def margin_loss(out: torch.Tensor) -> torch.Tensor:
+        margin = out[t.parent[child]] - out[child]
+        return torch.nn.functional.softplus(recipe.synthetic_margin - margin).mean()
+
+    if recipe.synthetic_weight and child.any():
+        loss = loss + recipe.synthetic_weight * margin_loss(pred)
+    if recipe.meaning_weight and meaning is not None and child.any():
+        if recipe.meaning_loss == "detect":
+            loss = loss + recipe.meaning_weight * detection_loss(meaning, t.parent)
+        else:
+            anchor = meaning[~child].pow(2).mean() if recipe.meaning_loss == "anchored" else 0
+            loss = loss + recipe.meaning_weight * (margin_loss(meaning) + anchor)
+    if (
+        recipe.word_weight
+        and word_logits is not None
+        and t.labels is not None
+        and (t.labels >= 0).any()
+    ):
+        loss = loss + recipe.word_weight * torch.nn.functional.cross_entropy(
+            word_logits.float().reshape(-1, word_logits.shape[-1]),
+            t.labels.reshape(-1),
+            ignore_index=-100,
+        )
+    return loss
+
+
+def detection_loss(log_clean: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
+    """Logistic loss of a corruption detector whose output is ``log_clean`` = log P(no meaning
+    error) (at most 0): each corruption (``parent >= 0``) is an error, each translation a
+    corruption was made from is not; the mean over both."""
+    child = parent >= 0
+    # log P(error) = log(1 - exp(log_clean)), kept finite where log_clean rounds to 0
+    log_error = torch.log(-torch.expm1(log_clean[child].clamp(max=-1e-6)))
+    losses = torch.cat([-log_error, -log_clean[parent[child].unique()]])
+    return losses.mean()
