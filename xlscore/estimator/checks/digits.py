@@ -8,7 +8,7 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
-from xlscore.estimator.checks.text import _fold
+from xlscore.estimator.checks.text import ROMAN, _fold
 
 _DIGITS = regex.compile(r"[0-9]+")
 _GROUP_NEXT = regex.compile(r"([.,]|[ \u00a0\u2009\u202f])([0-9]+)")
@@ -94,7 +94,7 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
         )
         if not mixed:
             continue
-        digits = [d for d in _DIGITS.findall(tok) if d]
+        digits = _DIGITS.findall(tok)
         vals: set = {("tok", regex.sub(r"[-‑]", "", _fold(tok)))}
         vals |= {_key(int(d)) for d in digits if len(d) <= 15}
         for d in digits:
@@ -142,7 +142,7 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
         if len(groups[0][1]) > 15:
             pos = e
             continue
-        vals: set = set(_group_values(groups))
+        vals: set = _group_values(groups)
         optional = False
         time = _TIME_NEXT.match(text, e) if len(groups) == 1 and len(groups[0][1]) <= 2 else None
         if time and int(groups[0][1]) <= 24:
@@ -167,7 +167,6 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
             currency = s > 0 and text[s - 1] in W.CURRENCY
             adj = _ADJ_SCALE.match(text, e) if lang == "en" else None
             word = _WORD_SCALE.match(text, e)
-            scale = None
             if adj:
                 scale = W.SCALE_SUFFIX.get(adj.group(1).lower())
                 if scale and (currency or len(adj.group(1)) > 1):
@@ -216,9 +215,7 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
 
 
 _ROMAN_NUMBER = regex.compile(
-    r"(?<![\p{L}\p{N}])(?=[IVXLC]{2,}(?![\p{L}\p{N}]))"
-    r"M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})"
-    r"(?![\p{L}\p{N}])"
+    r"(?<![\p{L}\p{N}])(?=[IVXLC]{2,}(?![\p{L}\p{N}]))" + ROMAN + r"(?![\p{L}\p{N}])"
 )
 
 

@@ -13,7 +13,7 @@ import regex
 from xlscore.estimator.checks import name_words as W
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.known_names import KNOWN_NAMES
-from xlscore.estimator.checks.text import _fold, _is_known, _parses, _sentence_initial
+from xlscore.estimator.checks.text import ROMAN, _fold, _is_known, _parses, _sentence_initial
 from xlscore.estimator.checks.translit import (
     _first_letters,
     _plain_latin,
@@ -68,10 +68,7 @@ _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{M}]*(?:['’]\p{Latin}+)*")
 _DOTTED = regex.compile(r"(?<![\p{L}.])(?:\p{Lu}\.){2,}(?![\p{L}])")
 _CONTRACTION = regex.compile(r"['’](?:s|m|ve|ll|d|re)$|['’]$")
 _NEGATED = regex.compile(r"n['’]t$", regex.I)
-_ROMAN = regex.compile(
-    r"^(?=[IVXLC]{2,}$)M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})"
-    r"(?:I[XV]|V?I{0,3})$"
-)
+_ROMAN = regex.compile(r"^(?=[IVXLC]{2,}$)" + ROMAN + "$")
 _QUOTE_SPAN = regex.compile(r"[\"“«„]([^\"”»“«„]{1,80})[\"”»“]")
 _KNOWN_LOWER = {k.lower(): k for k in KNOWN_NAMES if not k.isupper()}
 
@@ -114,8 +111,6 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
         letters = base.replace("'", "").replace("’", "")
         if len(letters) < 2 or not letters[0].isupper():
             continue
-        initial = _sentence_initial(source, s)
-        end = s + len(base)
         if letters.isupper():
             if _ROMAN.match(letters):
                 continue
@@ -125,32 +120,28 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
                 and not regex.search(r"\p{L}", source[min(b, e) : max(a, s)])
                 for a, b in caps
             )
-            names.append(
-                _Name(
-                    letters.title() if in_run else letters,
-                    s,
-                    end,
-                    "cap" if in_run else "acronym",
-                    initial,
-                )
-            )
+            text, kind = (letters.title(), "cap") if in_run else (letters, "acronym")
         elif len(letters) >= 3 and letters[-1] == "s" and letters[:-1].isupper():
-            names.append(_Name(letters[:-1], s, end, "acronym", initial))  # MPs
+            text, kind = letters[:-1], "acronym"  # MPs
         elif any(c.isupper() for c in letters[1:]):
-            names.append(_Name(letters, s, end, "camel", initial))
+            text, kind = letters, "camel"
         elif not any(a <= s < b for a, b in quoted):
-            names.append(_Name(letters, s, end, "cap", initial))
+            text, kind = letters, "cap"
+        else:
+            continue
+        names.append(_Name(text, s, s + len(base), kind, _sentence_initial(source, s)))
     return names, title
 
 
-def _runs(names: list[_Name], source: str) -> list[list[_Name]]:
-    """Consecutive capitalised words joined by a space or a hyphen."""
-    runs: list[list[_Name]] = []
-    for n in names:
-        if runs and source[runs[-1][-1].end : n.start] in (" ", "-", "‑", "\u00a0"):
-            runs[-1].append(n)
+def _runs(spans: list[tuple[int, int]], text: str) -> list[list[int]]:
+    """Indexes of consecutive words (capitalised ones, at ``spans``) joined by a space or a
+    hyphen, run by run."""
+    runs: list[list[int]] = []
+    for k, (start, _) in enumerate(spans):
+        if runs and text[spans[k - 1][1] : start] in (" ", "-", "‑", "\u00a0"):
+            runs[-1].append(k)
         else:
-            runs.append([n])
+            runs.append([k])
     return runs
 
 
@@ -176,6 +167,11 @@ def _institutional(runs: list[list[_Name]], source: str) -> set[int]:
     return out
 
 
+def _missing(name: str, span: tuple[int, int]) -> Finding:
+    """A finding for a source name at ``span`` that the translation lacks."""
+    return Finding("name", f"{name} in the source, not in the translation", None, span)
+
+
 def _known_match(key: str, ru: _RuText) -> bool:
     """A name of the table appears translated, copied or transliterated."""
     return (
@@ -190,7 +186,7 @@ def _check_names(source: str, translation: str) -> list[Finding]:
     names, title = _source_names(source)
     ru = _RuText(translation)
     out: list[Finding] = []
-    runs = _runs(names, source)
+    runs = [[names[k] for k in run] for run in _runs([(n.start, n.end) for n in names], source)]
     institutional = _institutional(runs, source)
     for run_index, run in enumerate(runs):
         texts = [n.text for n in run]
@@ -208,14 +204,7 @@ def _check_names(source: str, translation: str) -> list[Finding]:
                 if _known_match(key, ru):
                     matched_any = True
                 else:
-                    out.append(
-                        Finding(
-                            "name",
-                            f"{key} in the source, not in the translation",
-                            None,
-                            (run[i].start, run[i + size - 1].end),
-                        )
-                    )
+                    out.append(_missing(key, (run[i].start, run[i + size - 1].end)))
         joined = len(run) > 1 and ru.transliterated("".join(texts))
         for idx, n in enumerate(run):
             if idx in done:
@@ -231,14 +220,7 @@ def _check_names(source: str, translation: str) -> list[Finding]:
                 if _known_match(key, ru):
                     matched_any = True
                 elif not (n.kind == "acronym" and ru.caps_cyr):
-                    out.append(
-                        Finding(
-                            "name",
-                            f"{key} in the source, not in the translation",
-                            None,
-                            (n.start, n.end),
-                        )
-                    )
+                    out.append(_missing(key, (n.start, n.end)))
                 continue
             low = n.text.lower()
             if low in W.NOT_NAMES or (
@@ -260,12 +242,7 @@ def _check_names(source: str, translation: str) -> list[Finding]:
             missing.append(n)
         if matched_any and len(run) > 1:
             continue  # Kim Jong Un -> Ким Чен Ын: one part found, the rest may differ
-        out.extend(
-            Finding(
-                "name", f"{n.text} in the source, not in the translation", None, (n.start, n.end)
-            )
-            for n in missing
-        )
+        out.extend(_missing(n.text, (n.start, n.end)) for n in missing)
     out.extend(_added_names(source, translation))
     return out
 
@@ -320,8 +297,7 @@ def _added_names(source: str, translation: str) -> list[Finding]:
             continue
         low = _fold(word)
         low_parts = [_fold(p) for p in parts]
-        explained = any(lp.startswith(st) for lp in low_parts for st in stems if " " not in st)
-        explained = explained or any(st in low for st in stems if " " not in st)
+        explained = any(st in low for st in stems if " " not in st)
         if not explained:
             explained = all(
                 len(lp) < 3 or any(name_matches(sw, lp) for sw in src_words) for lp in low_parts
@@ -331,20 +307,10 @@ def _added_names(source: str, translation: str) -> list[Finding]:
         status.append(explained)
     # a name of several words is explained when one of its words is (Ким Чен Ына)
     run_ok = list(status)
-    i = 0
-    while i < len(caps):
-        j = i
-        while j + 1 < len(caps) and translation[caps[j].end() : caps[j + 1].start()] in (
-            " ",
-            "\u00a0",
-            "-",
-            "‑",
-        ):
-            j += 1
-        if any(status[k] for k in range(i, j + 1)):
-            for k in range(i, j + 1):
+    for run in _runs([m.span() for m in caps], translation):
+        if any(status[k] for k in run):
+            for k in run:
                 run_ok[k] = True
-        i = j + 1
     out: list[Finding] = []
     for i, m in enumerate(caps):
         if run_ok[i] is not False or _sentence_initial(translation, m.start()):

@@ -10,7 +10,7 @@ import regex
 
 from xlscore.estimator.checks import negation_words as W
 from xlscore.estimator.checks.finding import Finding
-from xlscore.estimator.checks.text import _fold, _is_known, _parses, words
+from xlscore.estimator.checks.text import _fold, _is_known, _parses, _ru_lemma, words
 
 _EN_TOKEN = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _RU_TOKEN = regex.compile(r"\p{L}+")
@@ -31,10 +31,7 @@ def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
     weak = False
     for m in _EN_TOKEN.finditer(source):
         w = m.group().lower().replace("’", "'")
-        if w.endswith("n't") or w == "cannot":
-            strong.append((m.group(), m.start(), m.end()))
-            continue
-        if w in W.EN_NEGATIONS:
+        if w.endswith("n't") or w in W.EN_NEGATIONS:
             if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end() : m.end() + 3]):
                 continue
             strong.append((m.group(), m.start(), m.end()))
@@ -56,11 +53,11 @@ def _ru_negative_word(word: str) -> bool:
         return True
     for prefix in ("не", "без", "бес"):
         if word.startswith(prefix) and len(word) > len(prefix) + 3:
-            nf = _parses(word)[0].normal if _parses(word) else word
+            nf = _ru_lemma(word)
             if nf in _NE_EXCEPTIONS:
                 return False
             rest = word[len(prefix) :]
-            if _is_known(rest) and _parses(rest) and nf == prefix + _parses(rest)[0].normal:
+            if _is_known(rest) and nf == prefix + _ru_lemma(rest):
                 return True
     return False
 

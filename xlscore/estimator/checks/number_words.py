@@ -100,7 +100,6 @@ RU_CURRENCY_STEMS = tuple(
 # abbreviations after which a bare ``m`` / ``b`` means million / billion for sure
 CURRENCY = set("$£€¥₽") | {"us$", "usd", "eur", "gbp"}
 
-# pymorphy3 normal forms of Russian number words
 # pymorphy3 normal forms of Russian number words: num2words' cardinals and ordinals, and
 # the words it does not spell
 RU_NUMBERS: dict[str, float] = {
@@ -133,7 +132,6 @@ RU_OPTIONAL = {
 }
 # further values of Russian words (``сократился вдвое`` = fell by half)
 RU_EXTRA_VALUES = {"вдвое": (0.5,), "втрое": (1 / 3,)}
-# stems of Russian compound words that start with a number (``двухдневный``, ``пятилетний``)
 
 
 def _genitive(n: int) -> str:

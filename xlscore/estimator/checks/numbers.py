@@ -74,8 +74,8 @@ def _check_numbers(source: str, translation: str) -> list[Finding]:
     """Numbers of one side whose value the other side lacks, and currency swaps."""
     src = _quantities(source, "en")
     tr = _quantities(translation, "ru")
-    src_vals = set().union(*(q.values for q in src)) if src else set()
-    tr_vals = set().union(*(q.values for q in tr)) if tr else set()
+    src_vals = set().union(*(q.values for q in src))
+    tr_vals = set().union(*(q.values for q in tr))
     converted = ("unit", "en") in src_vals
     out: list[Finding] = []
     for q in src:

@@ -10,9 +10,10 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
-from xlscore.estimator.checks.text import _fold, _parses, _sentence_initial
+from xlscore.estimator.checks.text import _fold, _parses, _ru_lemma, _sentence_initial
 
 _WORDS = regex.compile(r"[\p{L}]+")
+_EN_NUMBER_WORDS = frozenset((*W.EN_UNITS, *W.EN_ORDINALS, *W.EN_SCALES, *W.EN_SPECIAL))
 
 
 def _can_follow(prev: tuple[str, float], v: float) -> bool:
@@ -69,13 +70,7 @@ def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
             and words[i + 1][0].lower()
             in ("hundred", "thousand", "million", "billion", "trillion", "dozen")
         )
-        if not (
-            art
-            or lw in W.EN_UNITS
-            or lw in W.EN_ORDINALS
-            or lw in W.EN_SCALES
-            or lw in W.EN_SPECIAL
-        ):
+        if not (art or lw in _EN_NUMBER_WORDS):
             compound = _EN_COMPOUND.fullmatch(lw)
             if compound:  # foursomes, twofold: may absorb a Russian number word
                 out.append(_Qty(frozenset({_key(W.EN_UNITS[compound.group(1)])}), (s, e), True))
@@ -142,17 +137,13 @@ def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
             j += 1
         if seq:
             value = _combine(seq)
-            words_used = [x[0].lower() for x in words[i:j]]
             optional = fraction or (
-                len(words_used) == 1
-                and (words_used[0] in W.EN_OPTIONAL_VALUES or words_used[0] in W.EN_SCALES)
+                j == i + 1 and (lw in W.EN_OPTIONAL_VALUES or lw in W.EN_SCALES)
             )
             if w[0].isupper() and not _sentence_initial(text, s):
                 optional = True  # a name: Four Corners, Channel Four
-            vals = {_key(value)}
-            if _near_unit(text, s, end, "en"):
-                optional = True
-            out.append(_Qty(frozenset(vals), (s, end), optional))
+            optional = optional or _near_unit(text, s, end, "en")
+            out.append(_Qty(frozenset({_key(value)}), (s, end), optional))
         i = max(j, i + 1)
     return out
 
@@ -188,12 +179,6 @@ def _ru_number_word(word: str) -> tuple[str, float, bool] | None:
         ):
             return ("unit", v, True)
     return None
-
-
-def _ru_lemma(word: str) -> str:
-    """pymorphy3's first normal form of a Russian word."""
-    parses = _parses(_fold(word))
-    return parses[0].normal if parses else _fold(word)
 
 
 def _ru_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:

@@ -57,6 +57,14 @@ def _fold(word: str) -> str:
     return word.lower().replace("ё", "е")
 
 
+def _ru_lemma(word: str) -> str:
+    """pymorphy3's first normal form of a Russian word."""
+    parses = _parses(_fold(word))
+    return parses[0].normal if parses else _fold(word)
+
+
+# a Roman numeral's letters (the pattern matches an empty string too)
+ROMAN = r"M*(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})"
 _SENT_END = set(".!?…:;")
 _OPENERS = set("\"'«“„‘‚([{<—–-‐‑|•*#")
 

@@ -34,6 +34,14 @@ def _plain_latin(name: str) -> str:
     return "".join(c for c in decomposed if "a" <= c <= "z")
 
 
+def _y_vowel(word: str, i: int) -> tuple[str, ...] | None:
+    """Options of ``y`` and the vowel after it at ``word[i]``, where the ``y`` starts the word
+    or follows a vowel; else None."""
+    if word[i] == "y" and (i == 0 or word[i - 1] in _VOWELS):
+        return _Y_VOWEL.get(word[i + 1 : i + 2])
+    return None
+
+
 def _context_options(word: str, i: int, gr: str, opts: tuple[str, ...]) -> tuple[str, ...]:
     """Options of grapheme ``gr`` at ``word[i]`` adjusted for its neighbours."""
     n = len(word)
@@ -69,13 +77,9 @@ def _segments(word: str) -> tuple[tuple[str, ...], ...]:
     segs: list[tuple[str, ...]] = []
     i, n = 0, len(word)
     while i < n:
-        if (
-            word[i] == "y"
-            and i + 1 < n
-            and word[i + 1] in "aeiou"
-            and (i == 0 or word[i - 1] in _VOWELS)
-        ):
-            segs.append(_Y_VOWEL[word[i + 1]])
+        y_vowel = _y_vowel(word, i)
+        if y_vowel:
+            segs.append(y_vowel)
             i += 2
             continue
         for gr, opts in _TRANSLIT:
@@ -133,16 +137,9 @@ def _graphemes(word: str) -> tuple[tuple[tuple[int, tuple[str, ...]], ...], ...]
     options) -- every segmentation, not only the greedy one (``wiltshire``: ``t`` + ``shire``
     as well as ``ts`` + ``h``...)."""
     out = []
-    n = len(word)
-    for i in range(n):
-        here = []
-        if (
-            word[i] == "y"
-            and i + 1 < n
-            and word[i + 1] in "aeiou"
-            and (i == 0 or word[i - 1] in _VOWELS)
-        ):
-            here.append((2, _Y_VOWEL[word[i + 1]]))
+    for i in range(len(word)):
+        y_vowel = _y_vowel(word, i)
+        here = [(2, y_vowel)] if y_vowel else []
         for gr, opts in _TRANSLIT:
             if word.startswith(gr, i):
                 here.append((len(gr), _context_options(word, i, gr, opts)))
