@@ -231,14 +231,9 @@ class Encoder:
         for layer, resolved_layer in zip(layers, resolved):
             by_key = {}
             for key, (matrix, keep, dropped, item) in merged.items():
-                by_key[key] = WordVectors(
-                    item.text,
-                    [w.text for w in keep],
-                    [(w.start, w.end) for w in keep],
-                    matrix @ item.pieces[resolved_layer],
-                    dropped,
-                    max(1, len(item.windows)),
-                )
+                vectors = matrix @ item.pieces[resolved_layer]
+                windows = max(1, len(item.windows))
+                by_key[key] = _word_vectors(item, keep, dropped, vectors, windows)
             out[layer] = [by_key[k] for k in order]
         return out
 
@@ -252,15 +247,7 @@ class Encoder:
         by_key = []
         for item in self._tokenize(unique, first):
             _, keep, dropped = _pieces_to_words(item)
-            by_key.append(
-                WordVectors(
-                    item.text,
-                    [w.text for w in keep],
-                    [(w.start, w.end) for w in keep],
-                    torch.zeros(len(keep), 0),
-                    dropped,
-                )
-            )
+            by_key.append(_word_vectors(item, keep, dropped, torch.zeros(len(keep), 0)))
         return [by_key[k] for k in order]
 
     def embed_sentences(
@@ -490,3 +477,18 @@ def _pieces_to_words(item: _Item) -> tuple[torch.Tensor, list, list[str]]:
         )
     lost = set(missing)
     return matrix, [w for i, w in enumerate(words) if i not in lost], dropped
+
+
+def _word_vectors(
+    item: _Item, keep: list, dropped: list[str], vectors: torch.Tensor, windows: int = 1
+) -> WordVectors:
+    """A sentence's :class:`WordVectors`: its words that received a piece (``keep``, from
+    :func:`_pieces_to_words`) with their spans, one row of ``vectors`` each."""
+    return WordVectors(
+        item.text,
+        [w.text for w in keep],
+        [(w.start, w.end) for w in keep],
+        vectors,
+        dropped,
+        windows,
+    )
