@@ -5,14 +5,15 @@ import pytest
 
 from xlscore.estimator.checks import known_names, name_words, number_words
 from xlscore.estimator.checks.text import number, pairs, words
+from xlscore.metric import morph
 
 
 def test_a_russian_stem_is_the_prefix_its_case_forms_share():
-    assert known_names.word_stem("Германия") == "германи"
-    assert known_names.word_stem("Новая") == "нов"  # not the superlative's ``наинов``
-    assert known_names.word_stem("Штаты") == "штат"  # a plural noun in its own number
-    assert known_names.word_stem("Коста-Рика") == "коста-рик"
-    assert known_names.word_stem("Чили") == "чили"  # indeclinable: the word itself
+    assert morph.word_stem("Германия") == "германи"
+    assert morph.word_stem("Новая") == "нов"  # not the superlative's ``наинов``
+    assert morph.word_stem("Штаты") == "штат"  # a plural noun in its own number
+    assert morph.word_stem("Коста-Рика") == "коста-рик"
+    assert morph.word_stem("Чили") == "чили"  # indeclinable: the word itself
     assert known_names.name_stems("Соединенные Штаты") == "соединенн штат"
     assert known_names.name_stems("Канарские о-ва") == "канар"
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from xlscore.errors import InputError, LexiconError, ModelError, XLScoreWarning
 from xlscore.io import cache
+from xlscore.metric.morph import fold_ru
 
 MUELLER7_DIR = Path(os.environ.get("XLSCORE_MUELLER7_DIR", "/usr/share/dictd"))
 PARSER_VERSION = 4  # bump when parsing changes, so cached tables are rebuilt
@@ -123,11 +124,6 @@ def mueller7_installed(folder: str | os.PathLike | None = None) -> bool:
     ``/usr/share/dictd``)."""
     folder = Path(folder) if folder else MUELLER7_DIR
     return (folder / "mueller7.index").is_file() and (folder / "mueller7.dict.dz").is_file()
-
-
-def fold_ru(word: str) -> str:
-    """Lower case with ``ё`` folded to ``е``."""
-    return word.lower().replace("ё", "е")
 
 
 def _b64(text: str) -> int:

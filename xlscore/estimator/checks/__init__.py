@@ -20,21 +20,8 @@ Three rule-based checks compare what can be compared without a model:
 
 A finding is a place to look, not a verdict: rules miss paraphrases, and a translation may
 legitimately differ (a human translator rounds, merges sentences, writes "two weeks" for
-"14 days"). How precise each check measured against expert MQM error annotations of machine
-translations (``python experiments/checks.py``, ``experiments/results/checks.md``; share of
-flagged segments in which the rater marked an error, against a base rate of 0.32 on WMT21
-newstest and 0.57 on WMT22 dev; in-sample, the rules were refined on these sets):
-
-* ``number``: 0.80 (8 of 10 segments) on newstest, 2 of 3 on WMT22; 5 of the 8 translation
-  spans it pointed at were inside a rater's error span (chance 0.03). Rare but precise.
-* ``name``: 0.51 (132 of 257 segments, 58 distinct sources) on newstest, 0.82 (23 of 28) on
-  WMT22 -- better than chance, but many findings are names that Russian legitimately translates
-  (nicknames, titles); its "name not in the source" pointer hit a rater span 5 times in 21.
-* ``negation``: 0.82 (9 of 11) on newstest, 2 of 2 on WMT22, nearly all of them a dropped
-  negation; the "negation added" rule is restricted until it almost never fires.
-
-On human reference translations precision falls to 0.3-0.4 (sentence-misaligned references,
-free paraphrase).
+"14 days"). How precise each check is on machine translations with expert error spans:
+``experiments/results/checks.md``, summarised in ``docs/estimator.md``.
 
 ``find_mismatches`` never raises: on any input it returns a (possibly empty) list.
 

@@ -8,7 +8,8 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
-from xlscore.estimator.checks.text import ROMAN, _fold
+from xlscore.estimator.checks.text import ROMAN
+from xlscore.metric.morph import fold_ru
 
 _DIGITS = regex.compile(r"[0-9]+")
 _GROUP_NEXT = regex.compile(r"([.,]|[ \u00a0\u2009\u202f])([0-9]+)")
@@ -95,7 +96,7 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
         if not mixed:
             continue
         digits = _DIGITS.findall(tok)
-        vals: set = {("tok", regex.sub(r"[-‑]", "", _fold(tok)))}
+        vals: set = {("tok", regex.sub(r"[-‑]", "", fold_ru(tok)))}
         vals |= {_key(int(d)) for d in digits if len(d) <= 15}
         for d in digits:
             if len(d) == 4 and int(d[:2]) < 24 and int(d[2:]) < 60:
@@ -175,7 +176,7 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
                     vals |= {_key(v * scale) for v in vals if isinstance(v, float)}
                 e = adj.end()
             elif word:
-                w = _fold(word.group(1))
+                w = fold_ru(word.group(1))
                 scale = W.SCALE_SUFFIX.get(w)
                 if scale is None:
                     scale = next((v for p, v in W.RU_SCALE_PREFIX if w.startswith(p)), None)

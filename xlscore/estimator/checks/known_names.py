@@ -28,8 +28,7 @@ import functools
 import regex
 
 from xlscore.estimator.checks.name_words import NOT_NAMES
-from xlscore.estimator.checks.text import _fold, words
-from xlscore.metric.morph import analyzer
+from xlscore.metric.morph import fold_ru, word_stem
 
 # what the libraries lack (see the module's docstring), in the order: countries, regions,
 # cities, states, rivers and mountains, organisations and acronyms, US state abbreviations,
@@ -141,40 +140,13 @@ Hezbollah|хезболл
 _PAREN = regex.compile(r"\s*\(.*?\)")
 
 
-# grammemes a word's case forms differ in (pymorphy3's OpenCorpora tags)
-_CASE_FREE = frozenset(
-    words("nomn gent datv accs ablt loct voct gen2 acc2 loc2 masc femn neut ms-f anim inan")
-    + words("V-oy V-ej V-ey V-be V-en")
-)
-
-
-def word_stem(word: str) -> str:
-    """The stem of a Russian word: the longest prefix its case forms share (pymorphy3's
-    paradigm; a noun in its own number, an adjective or participle in all genders), at
-    least three letters, else the word. A hyphenated word keeps its first parts whole."""
-    word = _fold(word)
-    if "-" in word:
-        head, _, last = word.rpartition("-")
-        return f"{head}-{word_stem(last)}"
-    parse = next((p for p in analyzer().parse(word) if p.tag.POS in ("NOUN", "ADJF", "PRTF")), None)
-    if parse is None:
-        return word
-    free = _CASE_FREE if parse.tag.POS == "NOUN" else _CASE_FREE | {"sing", "plur"}
-    kind = set(parse.tag.grammemes) - free
-    forms = [_fold(f.word) for f in parse.lexeme if set(f.tag.grammemes) - free == kind] + [word]
-    stem = min(forms)
-    while not all(f.startswith(stem) for f in forms):
-        stem = stem[:-1]
-    return stem if len(stem) >= 3 else word
-
-
 def name_stems(russian: str) -> str:
     """A Russian name as the table holds it: each word's stem, joined by spaces. CLDR's
     ``о-в``/``о-ва`` (island, islands) is left out and an adjective's ``-ск`` with it, as
     the news writes islands by their own name (``Канарские о-ва`` -> ``канар``: ``на
     Канары``, ``Канарских и Балеарских островов``)."""
     names = _PAREN.sub("", russian).replace("’", "'").split()
-    kept = [w for w in names if _fold(w) not in ("о-в", "о-ва")] or names
+    kept = [w for w in names if fold_ru(w) not in ("о-в", "о-ва")] or names
     stems = [word_stem(w) for w in kept]
     if len(kept) < len(names):
         stems = [st[:-2] if st.endswith("ск") and len(st) >= 5 else st for st in stems]

@@ -13,7 +13,7 @@ import regex
 from xlscore.estimator.checks import name_words as W
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.known_names import KNOWN_NAMES
-from xlscore.estimator.checks.text import ROMAN, _fold, _is_known, _parses, _sentence_initial
+from xlscore.estimator.checks.text import ROMAN, _sentence_initial
 from xlscore.estimator.checks.translit import (
     _first_letters,
     _plain_latin,
@@ -21,17 +21,18 @@ from xlscore.estimator.checks.translit import (
     _spelt,
     name_matches,
 )
+from xlscore.metric.morph import fold_ru, is_known, parses
 
 
 class _RuText:
     """The translation's words, prepared for name look-ups."""
 
     def __init__(self, translation: str):
-        self.lower = _fold(translation)
-        self.words = [_fold(m.group()) for m in regex.finditer(r"\p{L}+", translation)]
+        self.lower = fold_ru(translation)
+        self.words = [fold_ru(m.group()) for m in regex.finditer(r"\p{L}+", translation)]
         cyr: set[str] = set()
         for m in regex.finditer(r"\p{Cyrillic}+(?:[-‑'’]\p{Cyrillic}+)*", translation):
-            parts = [p for p in regex.split(r"[-‑'’]", _fold(m.group())) if p]
+            parts = [p for p in regex.split(r"[-‑'’]", fold_ru(m.group())) if p]
             cyr.update(parts)
             cyr.add("".join(parts))
         self.by_first: dict[str, list[str]] = {}
@@ -61,7 +62,7 @@ class _RuText:
 
     def copied(self, name: str) -> bool:
         """The name appears as it is."""
-        return _fold(name) in self.lower
+        return fold_ru(name) in self.lower
 
 
 _LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{M}]*(?:['’]\p{Latin}+)*")
@@ -251,16 +252,16 @@ def _check_names(source: str, translation: str) -> list[Finding]:
 def _name_like_ru(word: str) -> bool:
     """Whether a capitalised Cyrillic word looks like a name: unknown to pymorphy3, or parsed
     first as a first name, surname, place or organisation."""
-    low = _fold(word)
-    if not _is_known(low):
+    low = fold_ru(word)
+    if not is_known(low):
         return True
-    first = _parses(low)[:1]
+    first = parses(low)[:1]
     return bool(first and first[0].grammemes & {"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"})
 
 
 def _tagged_name(word: str) -> bool:
     """pymorphy3 knows the word as a name, surname, place or organisation (ООН, США)."""
-    first = _parses(_fold(word))[:1]
+    first = parses(fold_ru(word))[:1]
     return bool(first and first[0].grammemes & {"Name", "Surn", "Geox", "Orgn"})
 
 
@@ -295,8 +296,8 @@ def _added_names(source: str, translation: str) -> list[Finding]:
         ):
             status.append(None)
             continue
-        low = _fold(word)
-        low_parts = [_fold(p) for p in parts]
+        low = fold_ru(word)
+        low_parts = [fold_ru(p) for p in parts]
         explained = any(st in low for st in stems if " " not in st)
         if not explained:
             explained = all(
@@ -315,7 +316,7 @@ def _added_names(source: str, translation: str) -> list[Finding]:
     for i, m in enumerate(caps):
         if run_ok[i] is not False or _sentence_initial(translation, m.start()):
             continue
-        if _fold(m.group()).startswith(W.RU_NAME_PREFIXES):
+        if fold_ru(m.group()).startswith(W.RU_NAME_PREFIXES):
             continue
         out.append(
             Finding("name", f"{m.group()}: name not in the source", (m.start(), m.end()), None)

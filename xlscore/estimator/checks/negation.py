@@ -10,7 +10,8 @@ import regex
 
 from xlscore.estimator.checks import negation_words as W
 from xlscore.estimator.checks.finding import Finding
-from xlscore.estimator.checks.text import _fold, _is_known, _parses, _ru_lemma, words
+from xlscore.estimator.checks.text import words
+from xlscore.metric.morph import fold_ru, is_known, lemma, parses
 
 _EN_TOKEN = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _RU_TOKEN = regex.compile(r"\p{L}+")
@@ -53,11 +54,11 @@ def _ru_negative_word(word: str) -> bool:
         return True
     for prefix in ("не", "без", "бес"):
         if word.startswith(prefix) and len(word) > len(prefix) + 3:
-            nf = _ru_lemma(word)
+            nf = lemma(word)
             if nf in _NE_EXCEPTIONS:
                 return False
             rest = word[len(prefix) :]
-            if _is_known(rest) and nf == prefix + _ru_lemma(rest):
+            if is_known(rest) and nf == prefix + lemma(rest):
                 return True
     return False
 
@@ -66,7 +67,7 @@ def _check_negation(source: str, translation: str) -> list[Finding]:
     """A dropped negation, or a negated verb that the source has no reason for."""
     strong, weak = _en_negations(source)
     tokens = [(m.group(), m.start(), m.end()) for m in _RU_TOKEN.finditer(translation)]
-    low = [_fold(t[0]) for t in tokens]
+    low = [fold_ru(t[0]) for t in tokens]
     out: list[Finding] = []
     if strong:
         if not any(_ru_negative_word(w) for w in low):
@@ -87,7 +88,7 @@ def _check_negation(source: str, translation: str) -> list[Finding]:
             continue
         if i > 0 and low[i - 1] in W.RU_NE_IDIOM_BEFORE:
             continue
-        nxt = _parses(low[i + 1])
+        nxt = parses(low[i + 1])
         if nxt and nxt[0].pos in W.RU_VERB_POS:
             out.append(
                 Finding(

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from num2words import num2words
 
-from xlscore.estimator.checks.text import _fold, number, pairs, words
-from xlscore.metric.morph import analyzer
+from xlscore.estimator.checks.text import number, pairs, words
+from xlscore.metric.morph import analyzer, fold_ru
 
 _TEENS = range(20)
 _TENS = range(20, 100, 10)
@@ -33,7 +33,7 @@ _TENS = range(20, 100, 10)
 
 def _spelt(n: int, lang: str, to: str = "cardinal") -> str:
     """num2words' spelling of ``n`` (its last word: ``one hundred`` -> ``hundred``), folded."""
-    return _fold(num2words(n, lang=lang, to=to).split()[-1])
+    return fold_ru(num2words(n, lang=lang, to=to).split()[-1])
 
 
 EN_UNITS = {_spelt(n, "en"): n for n in (*_TEENS, *_TENS)}
@@ -136,7 +136,7 @@ RU_EXTRA_VALUES = {"вдвое": (0.5,), "втрое": (1 / 3,)}
 
 def _genitive(n: int) -> str:
     """The genitive of a Russian cardinal (``два`` -> ``двух``), as compounds start with it."""
-    return _fold(analyzer().parse(_spelt(n, "ru"))[0].inflect({"gent"}).word)
+    return fold_ru(analyzer().parse(_spelt(n, "ru"))[0].inflect({"gent"}).word)
 
 
 # stems of Russian compound words that start with a number (``двухдневный``, ``пятилетний``),

@@ -11,7 +11,7 @@ from xlscore.estimator.checks.digits import _digit_quantities, _roman_quantities
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.numerals import _en_word_quantities, _ru_word_quantities
 from xlscore.estimator.checks.quantities import _Qty
-from xlscore.estimator.checks.text import _fold
+from xlscore.metric.morph import fold_ru
 
 
 def _quantities(text: str, lang: str) -> list[_Qty]:
@@ -36,7 +36,7 @@ def _currency(text: str, span: tuple[int, int], lang: str) -> tuple[str | None, 
     m = _CURRENCY_AFTER.match(text, e)
     if not m:
         return None, e
-    first, second = _fold(m.group(1)), _fold(m.group(2) or "")
+    first, second = fold_ru(m.group(1)), fold_ru(m.group(2) or "")
     if lang == "en":
         if first == "pounds" and second == "sterling":
             return "GBP", m.end()

@@ -10,7 +10,8 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
-from xlscore.estimator.checks.text import _fold, _parses, _ru_lemma, _sentence_initial
+from xlscore.estimator.checks.text import _sentence_initial
+from xlscore.metric.morph import fold_ru, lemma, parses
 
 _WORDS = regex.compile(r"[\p{L}]+")
 _EN_NUMBER_WORDS = frozenset((*W.EN_UNITS, *W.EN_ORDINALS, *W.EN_SCALES, *W.EN_SPECIAL))
@@ -153,7 +154,7 @@ def _ru_number_word(word: str) -> tuple[str, float, bool] | None:
     """(kind, value, optional) of a lower-case Russian number word, or None."""
     if word in W.RU_OPTIONAL:
         return ("unit", W.RU_OPTIONAL[word], True)
-    for p in [p for p in _parses(word) if "Abbr" not in p.grammemes][:3]:
+    for p in [p for p in parses(word) if "Abbr" not in p.grammemes][:3]:
         nf = p.normal
         if nf in W.RU_SCALES and p.pos == "NOUN":
             return ("scale", W.RU_SCALES[nf], False)
@@ -187,14 +188,14 @@ def _ru_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
     out: list[_Qty] = []
     i = 0
     while i < len(words):
-        info = _ru_number_word(_fold(words[i][0]))
+        info = _ru_number_word(fold_ru(words[i][0]))
         if info is None:
             i += 1
             continue
         seq = [info]
         j = i + 1
         while j < len(words) and text[words[j - 1][2] : words[j][1]].strip(" -") == "":
-            nxt = _ru_number_word(_fold(words[j][0]))
+            nxt = _ru_number_word(fold_ru(words[j][0]))
             if nxt is None or seq[-1][2] or seq[-1][0] == "ord" or (nxt[2] and nxt[1] != 1):
                 break
             if nxt[0] != "scale" and not _can_follow(seq[-1][:2], nxt[1]):
@@ -206,7 +207,7 @@ def _ru_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
         optional = len(seq) == 1 and (seq[0][2] or seq[0][0] == "scale" or value == 1)
         vals: set = {_key(value)}
         if len(seq) == 1:
-            vals |= {_key(x) for x in W.RU_EXTRA_VALUES.get(_ru_lemma(words[i][0]), ())}
+            vals |= {_key(x) for x in W.RU_EXTRA_VALUES.get(lemma(words[i][0]), ())}
         if _near_unit(text, s, e, "ru"):
             vals.add(("unit", "ru"))
         out.append(_Qty(frozenset(vals), (s, e), optional))

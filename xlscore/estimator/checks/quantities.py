@@ -10,7 +10,8 @@ from typing import NamedTuple
 import regex
 
 from xlscore.estimator.checks import number_words as W
-from xlscore.estimator.checks.text import _fold, words
+from xlscore.estimator.checks.text import words
+from xlscore.metric.morph import fold_ru
 
 
 class _Qty(NamedTuple):
@@ -49,7 +50,7 @@ def _near_unit(text: str, start: int, end: int, lang: str) -> bool:
     if before:  # 6-foot-6
         words.append(before.group(1))
     for w in words:
-        lw = _fold(regex.sub(r"[\s\-‑]", "", w))
+        lw = fold_ru(regex.sub(r"[\s\-‑]", "", w))
         if lw.startswith("°"):
             return True
         if lang == "en" and lw in W.IMPERIAL_UNITS:

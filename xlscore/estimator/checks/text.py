@@ -1,34 +1,8 @@
-"""Helpers every check uses: pymorphy3 look-ups of Russian words, case folding, and whether a
-word may start a sentence.
+"""Helpers every check uses: tables written as running text, the Roman-numeral pattern, and
+whether a word may start a sentence (the Russian morphology is :mod:`xlscore.metric.morph`).
 """
 
 from __future__ import annotations
-
-import functools
-from typing import NamedTuple
-
-from xlscore.metric.morph import analyzer as _morph
-
-
-class _Parse(NamedTuple):
-    normal: str
-    grammemes: frozenset[str]
-    pos: str
-
-
-@functools.lru_cache(maxsize=200_000)
-def _parses(word: str) -> tuple[_Parse, ...]:
-    """pymorphy3 parses of a lower-case Russian word (``ё`` folded), best first."""
-    return tuple(
-        _Parse(p.normal_form.replace("ё", "е"), frozenset(p.tag.grammemes), str(p.tag.POS))
-        for p in _morph().parse(word)
-    )
-
-
-@functools.lru_cache(maxsize=200_000)
-def _is_known(word: str) -> bool:
-    """pymorphy3's dictionary has the word (not only a guess from its ending)."""
-    return bool(_morph().word_is_known(word))
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -50,17 +24,6 @@ def pairs(text: str) -> list[tuple[str, str]]:
 def number(text: str) -> float:
     """A table's number: an ``int`` when written without a point, else a ``float``."""
     return float(text) if any(c in text for c in ".e") else int(text)
-
-
-def _fold(word: str) -> str:
-    """Lower case, ``ё`` written ``е``."""
-    return word.lower().replace("ё", "е")
-
-
-def _ru_lemma(word: str) -> str:
-    """pymorphy3's first normal form of a Russian word."""
-    parses = _parses(_fold(word))
-    return parses[0].normal if parses else _fold(word)
 
 
 # a Roman numeral's letters (the pattern matches an empty string too)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import regex
 
 from xlscore.estimator.checks import name_words as W
-from xlscore.estimator.checks.text import _fold
+from xlscore.metric.morph import fold_ru
 
 _TRANSLIT = sorted(W.TRANSLIT, key=lambda r: -len(r[0]))
 _VOWELS = frozenset("aeiouy")
@@ -208,7 +208,7 @@ def name_matches(name: str, word: str) -> bool:
     the first ~75% of the name against the start of the word within an edit distance of a
     quarter of that length (``Merkel`` ~ ``Меркель``, ``Boston`` ~ ``Бостоне``, ``Johnson`` ~
     ``Джонсона``, ``Chicago`` ~ ``Чикаго``)."""
-    word = _fold(word).replace("-", "").replace("‑", "")
+    word = fold_ru(word).replace("-", "").replace("‑", "")
     latin = _plain_latin(name)
     if not latin or not word or len(latin) > 30 or len(word) > 40:
         return False

@@ -49,7 +49,7 @@ from xlscore.estimator.corruptions.structure import (
     scramble,
     untranslated,
 )
-from xlscore.estimator.corruptions.text import _norm  # noqa: F401
+from xlscore.metric.morph import fold_ru  # noqa: F401
 
 __all__ = [
     "KINDS",

@@ -33,13 +33,13 @@ from xlscore.estimator.corruptions.text import (
     _LATIN,
     Tok,
     _cyr,
-    _norm,
     _sentence_start,
     _style,
     _tight,
     _title,
     _tokens,
 )
+from xlscore.metric.morph import fold_ru
 
 # named_entity ---------------------------------------------------------------------------
 
@@ -61,10 +61,10 @@ def _entity(toks: list[Tok], i: int, text: str) -> tuple[str, Any] | None:
         for g in ("Name", "Surn", "Geox", "Orgn"):
             if g in p.tag and p.tag.POS == "NOUN":
                 if g == "Geox":
-                    nf = _norm(p.normal_form)
-                    if nf in [_norm(x) for x in W.COUNTRIES]:
+                    nf = fold_ru(p.normal_form)
+                    if nf in [fold_ru(x) for x in W.COUNTRIES]:
                         return "country", p
-                    if nf in [_norm(x) for x in W.CITIES]:
+                    if nf in [fold_ru(x) for x in W.CITIES]:
                         return "city", p
                 return g, p
     if _sentence_start(text, t.start) or not parses:
@@ -105,8 +105,8 @@ def _entity_alternatives(cat: str, p: Any, pool_sents: list[str]) -> list[str]:
         out += _BUILT_IN.get(cat, [])
     seen, uniq = set(), []
     for x in out:
-        if _norm(x) not in seen:
-            seen.add(_norm(x))
+        if fold_ru(x) not in seen:
+            seen.add(fold_ru(x))
             uniq.append(x)
     return uniq
 
@@ -124,13 +124,13 @@ def named_entity(
     i, (cat, p) = rng.choice(found)
     p = _in_context(text, toks, i, p)
     t = toks[i]
-    present = {_norm(x.text) for x in toks}
+    present = {fold_ru(x.text) for x in toks}
     if p is not None:
-        present.add(_norm(p.normal_form))
+        present.add(fold_ru(p.normal_form))
     alts = [
         a
         for a in _entity_alternatives(cat, p, _pool_sentences(pool, rng, 6))
-        if _norm(a) not in present
+        if fold_ru(a) not in present
     ]
     rng.shuffle(alts)
     if p is None:
@@ -173,7 +173,7 @@ def _antonyms() -> dict[tuple[str, str], list[str]]:
     ):
         for a, b in pairs:
             for x, y in ((a, b), (b, a)):
-                lst = out.setdefault((cls, _norm(x)), [])
+                lst = out.setdefault((cls, fold_ru(x)), [])
                 if y not in lst:
                     lst.append(y)
     return out
@@ -202,10 +202,10 @@ def _antonym_word(text: str, toks: list[Tok], i: int, rng: random.Random) -> lis
         if p.score < 0.05 or not first:
             continue
         cls = _CLASS_OF.get(str(p.tag.POS))
-        key_word = _norm(p.normal_form) if cls != "D" else _norm(t.text)
+        key_word = fold_ru(p.normal_form) if cls != "D" else fold_ru(t.text)
         alts = table.get((cls, key_word)) if cls else None
         if not alts and p.tag.POS == "COMP":
-            alts, cls = table.get(("D", _norm(t.text))), "D"
+            alts, cls = table.get(("D", fold_ru(t.text))), "D"
         if not alts or cls is None:
             continue
         p = _in_context(text, toks, i, p)
@@ -267,7 +267,7 @@ def _antonym_preposition(
     text: str, toks: list[Tok], i: int, rng: random.Random
 ) -> list[Edit] | None:
     t = toks[i]
-    low = _norm(t.text)
+    low = fold_ru(t.text)
     low = {"со": "с", "подо": "под", "надо": "над", "передо": "перед"}.get(low, low)
     if (
         low not in _PREPS
@@ -276,7 +276,7 @@ def _antonym_preposition(
         or not _tight(text, t, toks[i + 1])
     ):
         return None
-    if i > 0 and _norm(toks[i - 1].text) in (
+    if i > 0 and fold_ru(toks[i - 1].text) in (
         "сравнению",
         "вместе",
         "связи",
@@ -378,7 +378,7 @@ def _content_parse(t: Tok):
         or any(g in p.tag for g in _PROPER)
         or "Apro" in p.tag
         or "Prdx" in p.tag
-        or _norm(t.text) in _FUNCTION_ADVERBS
+        or fold_ru(t.text) in _FUNCTION_ADVERBS
     ):
         return None
     return p
@@ -405,14 +405,14 @@ def substitution(
             q = _content_parse(t)
             if q is not None:
                 lemmas.append((q.normal_form, q))
-    present = {_norm(p.normal_form) for _, p in targets}
+    present = {fold_ru(p.normal_form) for _, p in targets}
     rng.shuffle(targets)
     for i, p in targets[:8]:
         group = _LEMMA_OF[str(p.tag.POS)]
         cands = [
             (lem, q)
             for lem, q in lemmas
-            if _LEMMA_OF[str(q.tag.POS)] == group and _norm(lem) not in present
+            if _LEMMA_OF[str(q.tag.POS)] == group and fold_ru(lem) not in present
         ]
         rng.shuffle(cands)
         if group == ("NOUN",):

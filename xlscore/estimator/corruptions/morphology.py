@@ -16,8 +16,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from xlscore.estimator.corruptions.text import _LATIN, Tok, _cyr, _norm, _style, _tight
+from xlscore.estimator.corruptions.text import _LATIN, Tok, _cyr, _style, _tight
 from xlscore.metric.morph import analyzer as _morph
+from xlscore.metric.morph import fold_ru
 
 _PROPER = ("Name", "Surn", "Patr", "Geox", "Orgn", "Trad")
 
@@ -62,7 +63,7 @@ def _lemma(lemma: str, pos: tuple[str, ...] = (), has: str = "") -> Any:
     """An analysis of a dictionary form with the given part of speech (and grammeme)."""
     best = None
     for p in _parses(lemma.lower()):
-        if _norm(p.normal_form) != _norm(lemma) or (pos and p.tag.POS not in pos):
+        if fold_ru(p.normal_form) != fold_ru(lemma) or (pos and p.tag.POS not in pos):
             continue
         if not has or has in p.tag:
             return p
@@ -77,7 +78,7 @@ def _forms(lemma: str, pos: str, grammeme: str) -> frozenset[str]:
     p = _lemma(lemma, (pos,))
     if p is None:
         return frozenset()
-    return frozenset(_norm(f.word) for f in p.lexeme if grammeme in f.tag)
+    return frozenset(fold_ru(f.word) for f in p.lexeme if grammeme in f.tag)
 
 
 _FORMS = ("INFN", "GRND", "PRTF", "PRTS", "ADJS", "ADJF", "COMP", "VERB", "NUMR")
@@ -163,7 +164,7 @@ def _inflect_parse(base, like, noun_gender: bool = False):
         return None
     req, opt = _wanted(like, noun_gender)
     tries = [req]
-    if "loct" in req and _norm(base.normal_form) in _LOC2:  # в году, на берегу
+    if "loct" in req and fold_ru(base.normal_form) in _LOC2:  # в году, на берегу
         tries.insert(0, ["loc2" if g == "loct" else g for g in req])
     for r in tries:
         for k in range(len(opt), -1, -1):
@@ -214,7 +215,7 @@ def _expected_cases(text: str, toks: list[Tok], i: int) -> tuple[str, ...]:
     counted = j < i and (toks[j].num or _pos(toks[j].text) == "NUMR")
     cases: tuple[str, ...] = ("nomn", "accs")
     if j > 0 and _tight(text, toks[j - 1], toks[j]):
-        before = _norm(toks[j - 1].text)
+        before = fold_ru(toks[j - 1].text)
         if before in _PREP_CASES and _pos(before) == "PREP":
             cases = _PREP_CASES[before]
         elif _pos(toks[j - 1].text) == "NOUN":
@@ -305,7 +306,7 @@ def _reagree_left(text: str, toks: list[Tok], i: int, noun) -> list[tuple[int, i
         if noun.tag.case == "accs" and noun.tag.animacy:
             want.add(noun.tag.animacy)
         new = a.inflect(want) or a.inflect(want - {"anim", "inan"})
-        if new is not None and _norm(new.word) != _norm(toks[j].text):
+        if new is not None and fold_ru(new.word) != fold_ru(toks[j].text):
             edits.append((toks[j].start, toks[j].end, _style(toks[j].text, new.word, text)))
         j -= 1
     return edits

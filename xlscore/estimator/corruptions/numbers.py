@@ -21,7 +21,8 @@ from xlscore.estimator.corruptions.morphology import (
     _parse_all,
     _reagree_left,
 )
-from xlscore.estimator.corruptions.text import Tok, _norm, _style, _tight, _tokens
+from xlscore.estimator.corruptions.text import Tok, _style, _tight, _tokens
+from xlscore.metric.morph import fold_ru
 
 # number --------------------------------------------------------------------------------
 
@@ -124,10 +125,10 @@ def _number_word(
     """(analysis, alternative lemmas, their part of speech) for a number word."""
     word = toks[i].text
     for p in _parse_all(word)[:3]:
-        nf = _norm(p.normal_form)
+        nf = fold_ru(p.normal_form)
         tag = p.tag
         if tag.POS == "NUMR" and "Coll" in tag:
-            alts = [x for x in W.COLLECTIVES if _norm(x) != nf]
+            alts = [x for x in W.COLLECTIVES if fold_ru(x) != nf]
             if len(alts) < len(W.COLLECTIVES):
                 return p, alts, ("NUMR",)
         if tag.POS == "NUMR":
@@ -137,18 +138,18 @@ def _number_word(
             )
             for magnitude in W.CARDINALS:
                 for group in magnitude:
-                    if nf in [_norm(x) for x in group]:
+                    if nf in [fold_ru(x) for x in group]:
                         pool = group if direct else [x for g in magnitude for x in g]
-                        return p, [x for x in pool if _norm(x) != nf], ("NUMR",)
+                        return p, [x for x in pool if fold_ru(x) != nf], ("NUMR",)
         if tag.POS == "ADJF" and "Anum" in tag:
             for group in W.ORDINALS:
-                if nf in [_norm(x) for x in group]:
+                if nf in [fold_ru(x) for x in group]:
                     p = _in_context(text, toks, i, p)
-                    return p, [x for x in group if _norm(x) != nf], ("ADJF",)
+                    return p, [x for x in group if fold_ru(x) != nf], ("ADJF",)
         for pos, group in W.NUMBER_WORDS:
-            if pos == tag.POS and nf in [_norm(x) for x in group]:
+            if pos == tag.POS and nf in [fold_ru(x) for x in group]:
                 p = _in_context(text, toks, i, p)
-                return p, [x for x in group if _norm(x) != nf], (pos,)
+                return p, [x for x in group if fold_ru(x) != nf], (pos,)
     return None
 
 
@@ -176,7 +177,7 @@ def spelled_number(
         rng.shuffle(alts)
         for alt in alts:
             new = alt if p is None else _inflect(alt, pos, p.tag)
-            if new and _norm(new) != _norm(t.text):
+            if new and fold_ru(new) != fold_ru(t.text):
                 return _make("spelled_number", text, [(t.start, t.end, _style(t.text, new, text))])
     return None
 
@@ -188,17 +189,17 @@ _SIGNS = regex.compile(r"[$€£₽¥]")
 
 def _date_word(text: str, toks: list[Tok], i: int) -> tuple[Any, list[str], tuple[str, ...]] | None:
     t = toks[i]
-    low = _norm(t.text)
+    low = fold_ru(t.text)
     for p in _parse_all(t.text)[:2]:
         alts: list[str] = []
         pos: tuple[str, ...] = ()
         for cpos, group in W.DATE_UNIT_WORDS:
-            names = [_norm(x) for x in group]
-            key = low if cpos == "ADVB" else _norm(p.normal_form)
+            names = [fold_ru(x) for x in group]
+            key = low if cpos == "ADVB" else fold_ru(p.normal_form)
             if key in names and (
                 cpos == p.tag.POS or (cpos == "ADVB" and p.tag.POS in ("ADVB", "NOUN"))
             ):
-                alts += [x for x in group if _norm(x) != key and x not in alts]
+                alts += [x for x in group if fold_ru(x) != key and x not in alts]
                 pos = (cpos,)
         if alts:
             return _in_context(text, toks, i, p), alts, pos
@@ -219,7 +220,7 @@ def date_unit(source: str, text: str, rng: random.Random, pool: Sequence[str]) -
         after_num = i > 0 and toks[i - 1].num and _tight(text, toks[i - 1], t)
         if (
             after_num
-            and _norm(t.text) in _forms("год", "NOUN", "sing")
+            and fold_ru(t.text) in _forms("год", "NOUN", "sing")
             and regex.fullmatch(r"1\d{3}|20\d\d", toks[i - 1].text)
         ):
             continue  # a year, not a period
@@ -258,7 +259,7 @@ def date_unit(source: str, text: str, rng: random.Random, pool: Sequence[str]) -
                 agreed = old.make_agree_with_number(count) if old is not None else None
             except (ValueError, KeyError):
                 agreed = None
-            if agreed is None or _norm(agreed.word) != _norm(t.text):
+            if agreed is None or fold_ru(agreed.word) != fold_ru(t.text):
                 count = None
         for alt in alts:
             base = _lemma(alt, pos)
@@ -271,7 +272,7 @@ def date_unit(source: str, text: str, rng: random.Random, pool: Sequence[str]) -
                 except (ValueError, KeyError):
                     form = None
             form = form or _inflect_parse(base, p.tag)
-            if form is None or _norm(form.word) == _norm(t.text):
+            if form is None or fold_ru(form.word) == fold_ru(t.text):
                 continue
             edits = [(t.start, t.end, _style(t.text, form.word, text))]
             if pos == ("NOUN",) and form.tag.gender != p.tag.gender:

@@ -26,15 +26,8 @@ from xlscore.estimator.corruptions.morphology import (
     _pos,
     _proper,
 )
-from xlscore.estimator.corruptions.text import (
-    Tok,
-    _norm,
-    _sentence_start,
-    _style,
-    _tight,
-    _title,
-    _tokens,
-)
+from xlscore.estimator.corruptions.text import Tok, _sentence_start, _style, _tight, _title, _tokens
+from xlscore.metric.morph import fold_ru
 
 # role_swap -----------------------------------------------------------------------------
 
@@ -81,7 +74,7 @@ def _subject_object(text: str, toks: list[Tok]) -> list[list[Edit]]:
         vp = _first(t.text)
         if t.num or vp is None or vp.tag.POS != "VERB" or "tran" not in vp.tag or v == 0:
             continue
-        left = v - 1 if _norm(toks[v - 1].text) != "не" else v - 2
+        left = v - 1 if fold_ru(toks[v - 1].text) != "не" else v - 2
         if left < 0 or not _tight(text, toks[left], toks[left + 1]):
             continue
         hp = _has(toks[left].text, "NOUN", "nomn")
@@ -154,14 +147,14 @@ _DIRECTIONS = {
 def _from_to(text: str, toks: list[Tok]) -> list[list[Edit]]:
     out = []
     for i, t in enumerate(toks):
-        low = _norm(t.text)
+        low = fold_ru(t.text)
         if low not in _DIRECTIONS or i + 1 >= len(toks) or not _tight(text, t, toks[i + 1]):
             continue
         g1: int | None
         g1 = i + 2 if toks[i + 1].num else _group_end(text, toks, i + 1, tail=False)
         if g1 is None or g1 + 1 >= len(toks) or not _tight(text, toks[g1 - 1], toks[g1]):
             continue
-        p2 = _norm(toks[g1].text)
+        p2 = fold_ru(toks[g1].text)
         case2 = dict(_DIRECTIONS[low]).get(p2)
         if case2 is None or not _tight(text, toks[g1], toks[g1 + 1]):
             continue
@@ -184,7 +177,7 @@ def _from_to(text: str, toks: list[Tok]) -> list[list[Edit]]:
             continue
         new1 = _regroup(text, toks, g1 + 1, g2, two, "gent", False)
         new2 = _regroup(text, toks, i + 1, g1, one, case2, False)
-        if new1 and new2 and _norm(new1) != _norm(text[a[0] : a[1]]):
+        if new1 and new2 and fold_ru(new1) != fold_ru(text[a[0] : a[1]]):
             out.append([(a[0], a[1], new1), (toks[g1 + 1].start, toks[g2 - 1].end, new2)])
     return out
 
@@ -227,7 +220,7 @@ def _pairs_of_kind(text: str, toks: list[Tok]) -> list[list[Edit]]:
             ti, tj = toks[i], toks[j]
             if (
                 c1 != c2
-                or _norm(ti.text) == _norm(tj.text)
+                or fold_ru(ti.text) == fold_ru(tj.text)
                 or j == i + 1
                 or not near(i, j)
                 or len(out) >= 80
@@ -237,7 +230,7 @@ def _pairs_of_kind(text: str, toks: list[Tok]) -> list[list[Edit]]:
                 if p1 is None and p2 is None:
                     out.append([(ti.start, ti.end, tj.text), (tj.start, tj.end, ti.text)])
                 continue
-            if _norm(p1.normal_form) == _norm(p2.normal_form):
+            if fold_ru(p1.normal_form) == fold_ru(p2.normal_form):
                 continue
             f1 = _inflect_parse(p2, p1.tag, noun_gender=c1 == "Surn")
             f2 = _inflect_parse(p1, p2.tag, noun_gender=c1 == "Surn")

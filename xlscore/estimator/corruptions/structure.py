@@ -42,12 +42,12 @@ from xlscore.estimator.corruptions.text import (
     _LATIN,
     Tok,
     _cyr,
-    _norm,
     _sentence_start,
     _style,
     _tight,
     _tokens,
 )
+from xlscore.metric.morph import fold_ru
 
 # negation ---------------------------------------------------------------------------
 
@@ -56,9 +56,9 @@ _NEG_PRONOUNS = dict(W.NEGATIVE_PRONOUNS)
 
 def _positive_pronoun(word: str) -> str | None:
     """кто-то for никто (in its case), всегда for никогда, …"""
-    low = _norm(word)
+    low = fold_ru(word)
     for p in _parse_all(word)[:1]:
-        nf = _norm(p.normal_form)
+        nf = fold_ru(p.normal_form)
         if nf in ("никто", "ничто", "никакой") and p.tag.case:
             base = {"никто": "кто", "ничто": "что", "никакой": "какой"}[nf]
             form = _inflect(base, ("NPRO", "ADJF"), p.tag)
@@ -77,9 +77,9 @@ def negation(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
     ] = []
     pronouns, insertions = [], []
     for i, t in enumerate(toks):
-        low = _norm(t.text)
+        low = fold_ru(t.text)
         nxt = toks[i + 1] if i + 1 < len(toks) else None
-        prev = _norm(toks[i - 1].text) if i > 0 else ""
+        prev = fold_ru(toks[i - 1].text) if i > 0 else ""
         if low == "не" and nxt is not None and _tight(text, t, nxt):
             removals.append(("del", t.start, nxt.start))
         elif low == "нет" and not t.text.isupper():
@@ -91,10 +91,10 @@ def negation(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
                     edits.append((nxt.start, nxt.end, _style(nxt.text, form.word, text)))
             removals.append(("edit", edits))
         elif low in _NEG_PRONOUNS or any(
-            _norm(p.normal_form) in ("никто", "ничто", "никакой") for p in _parse_all(t.text)[:1]
+            fold_ru(p.normal_form) in ("никто", "ничто", "никакой") for p in _parse_all(t.text)[:1]
         ):
             for j in range(i + 1, min(i + 4, len(toks) - 1)):
-                if _norm(toks[j].text) == "не" and _tight(text, toks[j], toks[j + 1]):
+                if fold_ru(toks[j].text) == "не" and _tight(text, toks[j], toks[j + 1]):
                     pronouns.append((i, j))
                     break
         elif (
@@ -181,8 +181,8 @@ def _final_punct(text: str) -> int:
 
 def _clause_starter(word: str) -> bool:
     p = _first(word)
-    return _norm(word) in W.SUBORDINATORS or (
-        p is not None and (p.tag.POS in ("GRND", "PRTF") or _norm(p.normal_form) == "который")
+    return fold_ru(word) in W.SUBORDINATORS or (
+        p is not None and (p.tag.POS in ("GRND", "PRTF") or fold_ru(p.normal_form) == "который")
     )
 
 
@@ -204,7 +204,7 @@ def _omission_ranges(text: str, toks: list[Tok]) -> list[tuple[int, int]]:
     if commas and toks and _clause_starter(toks[0].text):
         out.append((0, commas[0] + 1))
     for i, t in enumerate(toks):
-        low = _norm(t.text)
+        low = fold_ru(t.text)
         if low in ("и", "но", "а", "однако", "зато") and i > 1:
             start = t.start
             before = text[: t.start].rstrip()
@@ -221,7 +221,7 @@ def _omission_ranges(text: str, toks: list[Tok]) -> list[tuple[int, int]]:
             p.tag.POS == "PREP"
             and i + 1 < len(toks)
             and _tight(text, t, toks[i + 1])
-            and _norm(toks[i + 1].text) not in _FIXED_HEADS
+            and fold_ru(toks[i + 1].text) not in _FIXED_HEADS
         ):
             g = _group_end(text, toks, i + 1)
             if g is not None:
@@ -244,7 +244,7 @@ def _omission_ranges(text: str, toks: list[Tok]) -> list[tuple[int, int]]:
             and q.tag.POS == "NOUN"
             and _has(nxt.text, "NOUN", "gent")
             and not any(g in q.tag for g in _PROPER)
-            and _norm(p.normal_form) not in _QUANTITY
+            and fold_ru(p.normal_form) not in _QUANTITY
         ):
             out.append((nxt.start, nxt.end))
     seen, uniq = set(), []
@@ -288,7 +288,7 @@ def _phrases(s: str) -> list[str]:
             _pos(t.text) == "PREP"
             and i + 1 < len(st)
             and _tight(s, t, st[i + 1])
-            and _norm(st[i + 1].text) not in _FIXED_HEADS
+            and fold_ru(st[i + 1].text) not in _FIXED_HEADS
         ):
             g = _group_end(s, st, i + 1)
             if g is not None and 2 <= g - i <= 6:
@@ -328,7 +328,7 @@ def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
     if how == "adj":
         i = rng.choice(nouns)
         like = _in_context(text, toks, i, _first(toks[i].text)).tag
-        present = {_norm(x.text) for x in toks}
+        present = {fold_ru(x.text) for x in toks}
         for adj in rng.sample(W.ADDED_ADJECTIVES, len(W.ADDED_ADJECTIVES)):
             base = _lemma(adj, ("ADJF",))
             want = {"ADJF", _case(like) or "nomn", str(like.number or "sing")}
@@ -341,15 +341,15 @@ def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
                 if base is None
                 else (base.inflect(want) or base.inflect(want - {"anim", "inan"}))
             )
-            if form is not None and _norm(form.word) not in present:
+            if form is not None and fold_ru(form.word) not in present:
                 word = _style("", form.word, text)
                 return _make("addition", text, [(toks[i].start, toks[i].start, word + " ")])
         return None
     if how == "adv":
         i = rng.choice(verbs)
-        at = toks[i - 1].start if _norm(toks[i - 1].text) == "не" else toks[i].start
+        at = toks[i - 1].start if fold_ru(toks[i - 1].text) == "не" else toks[i].start
         adv = rng.choice(W.ADDED_ADVERBS)
-        if any(_norm(t.text) == adv for t in toks):
+        if any(fold_ru(t.text) == adv for t in toks):
             return None
         return _make("addition", text, [(at, at, adv + " ")])
     phrases = [x for s in sents for x in _phrases(s)]
@@ -369,7 +369,7 @@ def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
         return None
     # before a verb, or at the end of a clause
     spots = [
-        (toks[i - 1].start if _norm(toks[i - 1].text) == "не" else toks[i].start, phrase + " ")
+        (toks[i - 1].start if fold_ru(toks[i - 1].text) == "не" else toks[i].start, phrase + " ")
         for i in range(2, len(toks))
         if _tight(text, toks[i - 1], toks[i]) and _pos(toks[i].text) in ("VERB", "INFN")
     ]

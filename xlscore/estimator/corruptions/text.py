@@ -49,10 +49,6 @@ def _sentence_start(text: str, i: int) -> bool:
     return j == 0 or text[j - 1] in ".!?…:"
 
 
-def _norm(word: str) -> str:
-    return word.lower().replace("ё", "е")
-
-
 def _style(orig: str, new: str, text: str) -> str:
     """``new`` written like ``orig`` (capitals) and like ``text`` (``ё`` or not)."""
     if "ё" not in text and "Ё" not in text:
