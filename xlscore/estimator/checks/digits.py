@@ -221,13 +221,9 @@ _ROMAN_NUMBER = regex.compile(
 
 
 def _roman_value(numeral: str) -> int:
-    """The value of a valid Roman numeral."""
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-    total = 0
-    for a, b in zip(numeral, numeral[1:] + " "):
-        v = values[a]
-        total += -v if b != " " and values[b] > v else v
-    return total
+    """The value of a valid Roman numeral: a letter before a greater one subtracts."""
+    v = [{"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}[c] for c in numeral]
+    return sum(-a if a < b else a for a, b in zip(v, [*v[1:], 0]))
 
 
 _ROMAN_CONTEXT = regex.compile(r"\s*(?:век|century|centuries|съезд|congress)", regex.I)

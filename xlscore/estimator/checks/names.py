@@ -318,7 +318,5 @@ def _added_names(source: str, translation: str) -> list[Finding]:
             continue
         if fold_ru(m.group()).startswith(W.RU_NAME_PREFIXES):
             continue
-        out.append(
-            Finding("name", f"{m.group()}: name not in the source", (m.start(), m.end()), None)
-        )
+        out.append(Finding("name", f"{m.group()}: name not in the source", m.span(), None))
     return out

@@ -72,14 +72,8 @@ def _check_negation(source: str, translation: str) -> list[Finding]:
     if strong:
         if not any(_ru_negative_word(w) for w in low):
             word, s, e = strong[0]
-            out.append(
-                Finding(
-                    "negation",
-                    f"negation '{word}' in the source, none in the translation",
-                    None,
-                    (s, e),
-                )
-            )
+            message = f"negation '{word}' in the source, none in the translation"
+            out.append(Finding("negation", message, None, (s, e)))
         return out
     if weak:
         return out
@@ -90,13 +84,7 @@ def _check_negation(source: str, translation: str) -> list[Finding]:
             continue
         nxt = parses(low[i + 1])
         if nxt and nxt[0].pos in W.RU_VERB_POS:
-            out.append(
-                Finding(
-                    "negation",
-                    f"'{tokens[i][0]} {tokens[i + 1][0]}' negated in the "
-                    "translation, no negation in the source",
-                    (tokens[i][1], tokens[i][2]),
-                    None,
-                )
-            )
+            shown = f"'{tokens[i][0]} {tokens[i + 1][0]}'"
+            message = f"{shown} negated in the translation, no negation in the source"
+            out.append(Finding("negation", message, (tokens[i][1], tokens[i][2]), None))
     return out

@@ -39,21 +39,17 @@ def _spelt(n: int, lang: str, to: str = "cardinal") -> str:
 EN_UNITS = {_spelt(n, "en"): n for n in (*_TEENS, *_TENS)}
 EN_ORDINALS = {_spelt(n, "en", "ordinal"): n for n in (*_TEENS[1:], *_TENS, 100, 1000, 10**6)}
 EN_SCALES = {_spelt(10**k, "en"): 10**k for k in (2, 3, 6, 9, 12)}
-# words that stand for a number on their own; the bool says whether the word is *optional*
-# (it may absorb a counterpart but is never reported missing: it is too often translated
-# without a number word)
+# words that stand for a number on their own: (value, *optional*); an optional word (``?``)
+# may absorb a counterpart but is never reported missing: it is too often translated without
+# a number word
 EN_SPECIAL = {
-    "half": (0.5, False),
-    "dozen": (12, False),
-    "twice": (2, True),
-    "double": (2, True),
-    "triple": (3, True),
-    "quarter": (0.25, True),
-    "centenary": (100, True),
-    "centennial": (100, True),
-    "bicentenary": (200, True),
-    "decade": (10, True),
-    "fortnight": (14, True),
+    k: (number(v.rstrip("?")), v.endswith("?"))
+    for k, v in pairs(
+        """
+    half=0.5 dozen=12 twice=2? double=2? triple=3? quarter=0.25? centenary=100? centennial=100?
+    bicentenary=200? decade=10? fortnight=14?
+    """
+    )
 }
 # English number words that only absorb a counterpart (``one`` is often a pronoun, ``first``
 # becomes ``впервые``, ``second`` a unit of time)
@@ -100,21 +96,14 @@ RU_CURRENCY_STEMS = tuple(
 # abbreviations after which a bare ``m`` / ``b`` means million / billion for sure
 CURRENCY = set("$£€¥₽") | {"us$", "usd", "eur", "gbp"}
 
+_COLLECTIVES = words("двое трое четверо пятеро шестеро семеро восьмеро девятеро десятеро")
 # pymorphy3 normal forms of Russian number words: num2words' cardinals and ordinals, and
 # the words it does not spell
 RU_NUMBERS: dict[str, float] = {
     **{_spelt(n, "ru"): n for n in (*_TEENS, *_TENS, *range(100, 1000, 100))},
     **{_spelt(n, "ru", "ordinal"): n for n in (*_TEENS[1:], *_TENS, 100, 1000, 10**6)},
-    "нуль": 0,
-    "полтора": 1.5,
-    "полторы": 1.5,
-    **dict(
-        zip(
-            words("двое трое четверо пятеро шестеро семеро восьмеро девятеро десятеро"),
-            range(2, 11),
-        )
-    ),
-    "половина": 0.5,
+    **{k: number(v) for k, v in pairs("нуль=0 полтора=1.5 полторы=1.5 половина=0.5")},
+    **dict(zip(_COLLECTIVES, range(2, 11))),
 }
 RU_SCALES = {_spelt(10**k, "ru"): 10**k for k in (3, 6, 9, 12)}
 # number words that only absorb a counterpart, never reported missing

@@ -57,16 +57,9 @@ def _currency_swaps(
             continue
         same = [c for p, c in src_cur if p.values & q.values]
         if same and cur not in same and all(c is not None for c in same):
-            span = (q.span[0], end)
-            out.append(
-                Finding(
-                    "number",
-                    f"{translation[span[0] : span[1]]}: {cur} in the "
-                    f"translation, {same[0]} in the source",
-                    span,
-                    None,
-                )
-            )
+            shown = translation[q.span[0] : end]
+            message = f"{shown}: {cur} in the translation, {same[0]} in the source"
+            out.append(Finding("number", message, (q.span[0], end), None))
     return out
 
 

@@ -73,25 +73,16 @@ def _context_options(word: str, i: int, gr: str, opts: tuple[str, ...]) -> tuple
 @functools.lru_cache(maxsize=50_000)
 def _segments(word: str) -> tuple[tuple[str, ...], ...]:
     """Transliteration options of each grapheme of a lower-case Latin word (``j`` -> дж/ж/й,
-    ``th`` -> т/с, ``ee`` -> и, ...), the usual option first."""
+    ``th`` -> т/с, ``ee`` -> и, ...), the usual option first: the longest grapheme at each
+    step, save a glide before a vowel (Sulawesi: a + we, not aw + e)."""
     segs: list[tuple[str, ...]] = []
-    i, n = 0, len(word)
-    while i < n:
-        y_vowel = _y_vowel(word, i)
-        if y_vowel:
-            segs.append(y_vowel)
-            i += 2
-            continue
-        for gr, opts in _TRANSLIT:
-            if not word.startswith(gr, i):
-                continue
-            if gr in _GLIDES and i + 2 < n and word[i + 2] in _VOWELS:
-                continue  # Sulawesi: a + we, not aw + e
-            segs.append(_context_options(word, i, gr, opts))
-            i += len(gr)
-            break
-        else:
-            i += 1
+    graphemes, i = _graphemes(word), 0
+    while i < len(word):
+        glide = word[i : i + 2] in _GLIDES and word[i + 2 : i + 3] in _VOWELS
+        step = next(((n, o) for n, o in graphemes[i] if not (glide and n == 2)), None)
+        if step:
+            segs.append(step[1])
+        i += step[0] if step else 1
     return tuple(segs)
 
 
