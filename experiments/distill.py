@@ -137,6 +137,8 @@ def cmd_run(args, sets) -> None:
         epochs=args.epochs,
         seed=args.seed,
         rank_weight=args.rank_weight,
+        synthetic=args.synthetic,
+        synthetic_kinds=args.synthetic_kinds,
     )
     folder = CACHE / args.variant
     out = folder / args.fold
@@ -198,6 +200,16 @@ def main() -> None:
         default=STUDENT.rank_weight,
         help="weight of the pairwise loss that orders translations of one source (a "
         "corruption and its parent among them) as the teacher does",
+    )
+    ap.add_argument(
+        "--synthetic",
+        type=float,
+        default=STUDENT.synthetic,
+        help="share of the labels that also get a fresh corruption, held below its parent's "
+        "score by the recipe's margin (no teacher label of its own)",
+    )
+    ap.add_argument(
+        "--synthetic-kinds", default="", help="those corruptions' kinds, a,b (empty: all)"
     )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
