@@ -66,7 +66,7 @@ def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
         return QualityEstimator.load(shipped)
     meta = read_metadata(shipped)
     rec = meta["recipe"]
-    est = QualityEstimator.load(CACHE / name / fold / "full.safetensors")
+    est = QualityEstimator.load(cached)
     est.recompress(int(rec["delta_rank"]), int(rec["delta_bits"]))
     est.meaning_blend = float(meta.get("meaning_blend", 0.0))
     est.similarity_weight = float(meta.get("similarity_weight", 0.0))
