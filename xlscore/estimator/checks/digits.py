@@ -218,11 +218,12 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
 _ROMAN_NUMBER = regex.compile(
     r"(?<![\p{L}\p{N}])(?=[IVXLC]{2,}(?![\p{L}\p{N}]))" + ROMAN + r"(?![\p{L}\p{N}])"
 )
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 
 
 def _roman_value(numeral: str) -> int:
     """The value of a valid Roman numeral: a letter before a greater one subtracts."""
-    v = [{"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}[c] for c in numeral]
+    v = [_ROMAN_VALUES[c] for c in numeral]
     return sum(-a if a < b else a for a, b in zip(v, [*v[1:], 0]))
 
 
