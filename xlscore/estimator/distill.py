@@ -10,6 +10,10 @@ judged: the teacher labels them (:func:`teacher_labels`), and on corruptions of 
 (:func:`xlscore.estimator.training.draw_corruptions`), so that the student also sees the
 meaning errors the teacher was taught to notice.
 
+A student may start from the teacher's own layers instead of the base's
+(:func:`inherit_layers`; :attr:`Recipe.layer_pick` names which, e.g. every third): the layers
+the teacher fine-tuned carry what it learned of meaning errors.
+
 The check findings stay outside: the student keeps the teacher's ``check_weight`` and the
 scorer subtracts it per finding, as for the teacher.
 """
@@ -112,3 +116,49 @@ def student_of(
     student = QualityEstimator(recipe=recipe, **kwargs)
     student.check_weight = float(teacher_check_weight)
     return student
+
+
+def inherit_layers(student: QualityEstimator, teacher: QualityEstimator) -> QualityEstimator:
+    """``student`` with its transformer layers set to the teacher's layers its recipe picks
+    (:meth:`Recipe.picked`: student layer ``j`` becomes teacher layer ``picked[j]``); its
+    embeddings (which no recipe trains) and heads (which training starts afresh) stay. The
+    saved delta is still taken from the base's layers, so the file loads as any other."""
+    import re
+
+    import torch
+
+    if student.base_fingerprint != teacher.base_fingerprint:
+        raise XLScoreError(
+            f"the student's base ({student.base}) is not the teacher's ({teacher.base})"
+        )
+    picked = student.recipe.picked()
+    source = dict(teacher.model.named_parameters())
+    with torch.no_grad():
+        for name, p in student.model.named_parameters():
+            layer = re.match(r"(encoder\.encoder\.layer\.)(\d+)(\..*)", name)
+            if layer is None:
+                continue
+            from_name = f"{layer.group(1)}{picked[int(layer.group(2))]}{layer.group(3)}"
+            if from_name not in source or source[from_name].shape != p.shape:
+                raise XLScoreError(f"the teacher has no weight {from_name} shaped like {name}")
+            p.copy_(source[from_name].to(p.dtype))
+    return student
+
+
+def minus_similarity(
+    rows: Sequence[Judgment], similarity: Sequence[float], weight: float
+) -> list[Judgment]:
+    """A teacher's labels without its similarity part, for a student that adds the similarity
+    back at the same ``weight``: ``score + weight * (1 - similarity)`` is the teacher's
+    estimate (:func:`xlscore.final_score.estimator_score`). Pairs without a finite similarity
+    (an empty side) are left out."""
+    import math
+    from dataclasses import replace
+
+    if len(rows) != len(similarity):
+        raise XLScoreError(f"{len(rows)} labels but {len(similarity)} similarities")
+    return [
+        replace(r, human=r.human + weight * (1.0 - float(s)))
+        for r, s in zip(rows, similarity)
+        if math.isfinite(s)
+    ]

@@ -297,8 +297,9 @@ class QualityEstimator(EstimatorNetwork):
             for k, p in trainable.items():
                 p.copy_(soup[k])
                 p.requires_grad = False
-        base = {k: v for k, v in start.items() if k.startswith("encoder.")}
-        self._delta = self._compress(base)
+        # the delta is taken from the base's own weights, not from ``start``: a student may
+        # start from a teacher's layers (xlscore.estimator.distill.inherit_layers)
+        self._delta = self._compress(self._base_weights())
         self.fitted = True
         self.name = "custom"
         # the training time stays out of the file, so that a rerun can give the same bytes
@@ -318,19 +319,25 @@ class QualityEstimator(EstimatorNetwork):
             raise XLScoreError("nothing to compress: the estimator is not trained")
         from dataclasses import replace
 
-        untrained = QualityEstimator(
-            self.base, recipe=self.recipe, device=self.device, precision="fp32"
-        )
-        base = {
-            k: v.detach().clone()
-            for k, v in untrained._trainable().items()
-            if k.startswith("encoder.")
-        }
+        base = self._base_weights()
         self.recipe = replace(self.recipe, delta_rank=rank, delta_bits=bits)
         self.meta["recipe"] = asdict(self.recipe)
         self._delta = self._compress(base)
         self._quantized = None
         return self
+
+    def _base_weights(self) -> dict[str, torch.Tensor]:
+        """The encoder weights the delta is taken from: those of an untrained estimator with
+        this recipe (the base model cut to the layers the recipe keeps), as loading rebuilds
+        them."""
+        untrained = QualityEstimator(
+            self.base, recipe=self.recipe, device=self.device, precision="fp32"
+        )
+        return {
+            k: v.detach().clone()
+            for k, v in untrained._trainable().items()
+            if k.startswith("encoder.")
+        }
 
     def trained_on(self, rows: Sequence[Judgment]) -> bool:
         """Whether ``rows`` (a judged set read with its human translations, as training reads

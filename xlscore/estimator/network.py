@@ -60,7 +60,7 @@ class EstimatorNetwork:
         if getattr(encoder, "pooler", None) is not None:
             encoder.pooler = None
         if self.recipe.layers:
-            _keep_lowest_layers(encoder, self.recipe.layers, self.base)
+            _keep_layers(encoder, self.recipe.picked(), self.base)
         self.model = (
             CrossEncoder(
                 encoder,
@@ -226,14 +226,21 @@ class EstimatorNetwork:
                 params[k].copy_(v.to(params[k].dtype))
 
 
-def _keep_lowest_layers(encoder: torch.nn.Module, n: int, base: str) -> None:
-    """Cut a BERT-like encoder to its lowest ``n`` transformer layers (a student's body)."""
-    stack = getattr(getattr(encoder, "encoder", None), "layer", None)
-    if not isinstance(stack, torch.nn.ModuleList):
-        raise ModelError(f"cannot keep {n} layers of {base}: it has no BERT-like layer stack")
-    if n > len(stack):
-        raise ModelError(f"{base} has {len(stack)} layers, fewer than the {n} the recipe keeps")
-    del stack[n:]
+def _keep_layers(encoder: torch.nn.Module, picked: tuple[int, ...], base: str) -> None:
+    """Cut a BERT-like encoder to the transformer layers ``picked`` (their indices, lowest
+    first), in that order: a student's body."""
+    inner = getattr(encoder, "encoder", None)
+    stack = getattr(inner, "layer", None)
+    if inner is None or not isinstance(stack, torch.nn.ModuleList):
+        raise ModelError(
+            f"cannot keep {len(picked)} layers of {base}: it has no BERT-like layer stack"
+        )
+    if max(picked) >= len(stack):
+        raise ModelError(
+            f"{base} has {len(stack)} layers; the recipe keeps layer {max(picked)} "
+            "(they count from 0)"
+        )
+    inner.layer = torch.nn.ModuleList([stack[k] for k in picked])
     config = getattr(encoder, "config", None)
     if config is not None:
-        config.num_hidden_layers = n
+        config.num_hidden_layers = len(picked)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from xlscore.errors import XLScoreError
 
@@ -45,6 +46,7 @@ class Recipe:
     delta_rank: int = 64
     delta_bits: int = 8
     layers: int = 0
+    layer_pick: str = ""
     targets: str = "normal"
 
     def __post_init__(self) -> None:
@@ -83,6 +85,10 @@ class Recipe:
             (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
             (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
             (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
+            (
+                not self.layer_pick or _increasing(self.picked(), self.layers),
+                "layer_pick names `layers` distinct base layers in increasing order, e.g. 0,4,8,11",
+            ),
             (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
         ]
         for ok, message in checks:
@@ -98,6 +104,16 @@ class Recipe:
         if unknown:
             raise XLScoreError(f"recipe: unknown setting {sorted(unknown)[0]!r}")
         return cls(**{**LEGACY, **d})
+
+    def picked(self) -> tuple[int, ...]:
+        """The base layers a model keeps, lowest first: ``layer_pick``, or the lowest
+        ``layers`` (empty: every layer)."""
+        if not self.layer_pick:
+            return tuple(range(self.layers))
+        try:
+            return tuple(int(k) for k in self.layer_pick.split(","))
+        except ValueError:
+            return ()
 
     def kinds(self) -> tuple[str, ...]:
         """The corruption kinds ``synthetic_kinds`` names (empty: every kind)."""
@@ -125,8 +141,15 @@ LEGACY = {
     "enru_weight": 1.0,
     "balance": 1.0,
     "layers": 0,
+    "layer_pick": "",
     "targets": "normal",
 }
+
+
+def _increasing(picked: tuple[int, ...], n: int) -> bool:
+    """Whether ``picked`` holds ``n`` non-negative layer indices in increasing order."""
+    return len(picked) == n > 0 and picked[0] >= 0 and all(a < b for a, b in pairwise(picked))
+
 
 #: how human scores become training targets: ``normal``, the normal scores of each set
 #: (:func:`normal_scores`: one scale whatever the set's own); ``raw``, the scores as given (a
