@@ -10,9 +10,11 @@ judged: the teacher labels them (:func:`teacher_labels`), and on corruptions of 
 (:func:`xlscore.estimator.training.draw_corruptions`), so that the student also sees the
 meaning errors the teacher was taught to notice.
 
-A student may start from the teacher's own layers instead of the base's
-(:func:`inherit_layers`; :attr:`Recipe.layer_pick` names which, e.g. every third): the layers
-the teacher fine-tuned carry what it learned of meaning errors.
+A student may start from some of the teacher's own layers instead of the base's lowest
+(:attr:`Recipe.layer_pick` names which, :func:`inherit_layers` copies them), and it may learn
+the teacher's estimate without its similarity part and add the similarity back at the
+teacher's weight (:func:`minus_similarity`) instead of learning the whole score in one pass.
+docs/estimator.md has what each did at the ship gate (neither passed it).
 
 The check findings stay outside: the student keeps the teacher's ``check_weight`` and the
 scorer subtracts it per finding, as for the teacher.
