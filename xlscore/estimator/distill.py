@@ -22,8 +22,9 @@ scorer subtracts it per finding, as for the teacher.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from xlscore.errors import XLScoreError
@@ -125,9 +126,9 @@ def inherit_layers(student: QualityEstimator, teacher: QualityEstimator) -> Qual
     (:meth:`Recipe.picked`: student layer ``j`` becomes teacher layer ``picked[j]``); its
     embeddings (which no recipe trains) and heads (which training starts afresh) stay. The
     saved delta is still taken from the base's layers, so the file loads as any other."""
-    import re
-
     import torch
+
+    from xlscore.estimator.network import layer_of, layer_param
 
     if student.base_fingerprint != teacher.base_fingerprint:
         raise XLScoreError(
@@ -137,10 +138,10 @@ def inherit_layers(student: QualityEstimator, teacher: QualityEstimator) -> Qual
     source = dict(teacher.model.named_parameters())
     with torch.no_grad():
         for name, p in student.model.named_parameters():
-            layer = re.match(r"(encoder\.encoder\.layer\.)(\d+)(\..*)", name)
+            layer = layer_of(name)
             if layer is None:
                 continue
-            from_name = f"{layer.group(1)}{picked[int(layer.group(2))]}{layer.group(3)}"
+            from_name = layer_param(picked[layer[0]], layer[1])
             if from_name not in source or source[from_name].shape != p.shape:
                 raise XLScoreError(f"the teacher has no weight {from_name} shaped like {name}")
             p.copy_(source[from_name].to(p.dtype))
@@ -154,9 +155,6 @@ def minus_similarity(
     back at the same ``weight``: ``score + weight * (1 - similarity)`` is the teacher's
     estimate (:func:`xlscore.final_score.estimator_score`). Pairs without a finite similarity
     (an empty side) are left out."""
-    import math
-    from dataclasses import replace
-
     if len(rows) != len(similarity):
         raise XLScoreError(f"{len(rows)} labels but {len(similarity)} similarities")
     return [

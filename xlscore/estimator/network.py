@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -179,13 +180,11 @@ class EstimatorNetwork:
         """Every transformer layer above the recipe's ``freeze_layers`` lowest, and the heads;
         the embeddings (most of e5-small's weights) and the frozen layers keep the base's
         values."""
-        import re
-
         out = {}
         for name, p in self.model.named_parameters():
-            layer = re.match(r"encoder\.encoder\.layer\.(\d+)\.", name)
+            layer = layer_of(name)
             p.requires_grad = not name.startswith("encoder.embeddings.") and not (
-                layer and int(layer.group(1)) < self.recipe.freeze_layers
+                layer and layer[0] < self.recipe.freeze_layers
             )
             if p.requires_grad:
                 out[name] = p
@@ -224,6 +223,22 @@ class EstimatorNetwork:
                         f"model needs {tuple(params[k].shape)}"
                     )
                 params[k].copy_(v.to(params[k].dtype))
+
+
+#: a transformer layer's parameter in the cross-encoder: ``encoder.encoder.layer.N.REST``
+_LAYER_PARAM = re.compile(r"encoder\.encoder\.layer\.(\d+)\.(.+)")
+
+
+def layer_of(name: str) -> tuple[int, str] | None:
+    """The transformer layer a parameter of the cross-encoder belongs to and its name within
+    that layer (``None`` for the embeddings and the heads)."""
+    m = _LAYER_PARAM.fullmatch(name)
+    return (int(m.group(1)), m.group(2)) if m else None
+
+
+def layer_param(index: int, rest: str) -> str:
+    """The name of a transformer layer's parameter (the inverse of :func:`layer_of`)."""
+    return f"encoder.encoder.layer.{index}.{rest}"
 
 
 def _keep_layers(encoder: torch.nn.Module, picked: tuple[int, ...], base: str) -> None:
