@@ -38,7 +38,7 @@ import folds
 import numpy as np
 from _protocol import CACHE, TEST_OF, load_sets
 from _results import code_digest, write_markdown
-from estimator import baseline_tests, e5_similarity
+from estimator import baseline_tests, e5_similarity, pass_similarity
 
 from xlscore.errors import ModelError
 from xlscore.estimator.checks import reliable_findings
@@ -134,6 +134,8 @@ class Shipping:
     span_threshold: float | None
     meaning_blend: float = 0.0
     check_weight: float = 0.0
+    #: the similarity from the file's own pass at this depth (0: the e5@9 pass)
+    similarity_depth: int = 0
 
 
 def shipping(path: Path | None) -> Shipping:
@@ -151,6 +153,7 @@ def shipping(path: Path | None) -> Shipping:
         recipe.get("span_threshold"),
         float(meta.get("meaning_blend", 0.0)),
         float(meta.get("check_weight", 0.0)),
+        int(meta.get("similarity_depth", 0)),
     )
 
 
@@ -218,7 +221,11 @@ def main() -> int:
         (:func:`xlscore.final_score.estimator_score`)."""
         if got is None:
             return got
-        sim, foreign = e5_similarity(sets, TEST_OF[fold])
+        sim, foreign = (
+            pass_similarity(args.file, sets, TEST_OF[fold])
+            if ships.similarity_depth
+            else e5_similarity(sets, TEST_OF[fold])
+        )
         found = findings(fold) if ships.check_weight else None
         pred = estimator_score(
             np.asarray(got[0]),
@@ -320,6 +327,11 @@ def main() -> int:
         )
         + (
             f" minus {ships.similarity_weight:g} × (1 − similarity)"
+            + (
+                f" (the F1 of the file's own pass after {ships.similarity_depth} layers)"
+                if ships.similarity_depth
+                else ""
+            )
             if ships.similarity_weight
             else " pulled towards the floor by the share of foreign words (no similarity)"
         )

@@ -27,6 +27,13 @@ def main() -> None:
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
     ap.add_argument(
+        "--similarity-depth",
+        type=int,
+        default=0,
+        help="take the similarity from the estimator's own pass after this many layers "
+        "(0: a separate e5@9 pass)",
+    )
+    ap.add_argument(
         "--check-weight", type=float, default=0.0, help="score lost per reliable check finding"
     )
     ap.add_argument(
@@ -59,6 +66,12 @@ def main() -> None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
     model.similarity_weight = args.similarity_weight
+    if args.similarity_depth and not args.similarity_weight:
+        raise SystemExit("--similarity-depth needs a --similarity-weight")
+    try:
+        model.similarity_depth = args.similarity_depth
+    except XLScoreError as err:
+        raise SystemExit(f"--similarity-depth: {err}") from None
     if args.check_weight < 0:
         raise SystemExit("--check-weight must not be negative")
     model.check_weight = args.check_weight

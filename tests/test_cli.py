@@ -471,6 +471,8 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
             "2",
             "--similarity-weight",
             "2",
+            "--similarity-depth",
+            "1",
             "--meaning-weight",
             "0.5",
             "--meaning-blend",
@@ -485,7 +487,7 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
 
     meta = read_metadata(out)
     assert meta["meaning_blend"] == 0.25 and meta["recipe"]["meaning_weight"] == 0.5
-    assert meta["check_weight"] == 0.5
+    assert meta["check_weight"] == 0.5 and meta["similarity_depth"] == 1
     assert not list(out.parent.glob("*.ckpt*"))  # the checkpoint is gone once saved
     s = ok(
         cli(
@@ -504,7 +506,8 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
         )
     )
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
-    assert "+2*sim:pack:e5-small@9#" in s.stdout.splitlines()[0]
+    # the similarity comes from the estimator's own pass after its first layer
+    assert "+2*sim:pass@1-0.5*checks" in s.stdout.splitlines()[0]
     scores = [
         float(x["estimate"])
         for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")

@@ -96,7 +96,8 @@ class FinalScore:
         the predicted ``error_spans`` and ``score``. For an estimator with a
         ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
         being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
-        with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
+        (or, for an estimator with a ``similarity_depth``, the F1 of its own pass) with the
+        foreign-text penalty; otherwise the prediction pulled towards the estimator's
         floor by the share of foreign words. An estimator's ``check_weight`` ``b`` subtracts
         ``b`` per reliable check finding (:func:`xlscore.estimator.checks.reliable_findings`).
         An empty translation or source gets the lowest score there is: the floor, minus
@@ -108,7 +109,14 @@ class FinalScore:
         sources, seen = corpus.texts()
         translations = corpus.given or seen
         estimates = self.estimator.estimate(sources, translations, checked=True)
-        similarity = self.similarity(corpus) if w else [None] * len(results)
+        similarity: Sequence[float | None]
+        if self.estimator.similarity_depth:  # the estimator's own pass gave it
+            similarity = [
+                None if e.similarity is None else penalised(e.similarity, a.foreign, -1.0)
+                for e, a in zip(estimates, corpus.anchors)
+            ]
+        else:
+            similarity = self.similarity(corpus) if w else [None] * len(results)
         findings: list[int | None] = [None] * len(results)
         if b:
             from xlscore.estimator.checks import reliable_findings

@@ -73,7 +73,9 @@ class Signature:
             "fields": [f for f in FIELDS if f in self.fields],
             "similarity": (
                 self._similarity_encoder().describe()
-                if self.estimator is not None and self.estimator.similarity_weight
+                if self.estimator is not None
+                and self.estimator.similarity_weight
+                and not self.estimator.similarity_depth
                 else None
             ),
         }
@@ -90,6 +92,10 @@ class Signature:
             est += f"+{self.estimator.meaning_blend:g}*meaning"
         if d["similarity"] is not None and self.estimator is not None:
             est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
+        elif self.estimator is not None and self.estimator.similarity_depth:
+            est += (
+                f"+{self.estimator.similarity_weight:g}*sim:pass@{self.estimator.similarity_depth}"
+            )
         if self.estimator is not None and self.estimator.check_weight:
             est += f"-{self.estimator.check_weight:g}*checks"
         parts = [

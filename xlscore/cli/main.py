@@ -197,7 +197,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="W",
         help="the score becomes the prediction minus W times (1 - the multilingual "
         "all-words F1 of pack:e5-small); 0: the prediction alone (default; the "
-        "shipped estimator has 10, chosen on validation data)",
+        "shipped estimator's weight was chosen on validation data)",
+    )
+    p.add_argument(
+        "--similarity-depth",
+        type=at_least(0, int),
+        default=0,
+        metavar="D",
+        help="with --similarity-weight: take that F1 from the estimator's own pass, over "
+        "the states after its D-th layer, instead of a second pass of pack:e5-small "
+        "over each side (freeze at least D layers so that they stay the base's; "
+        "default 0: the second pass)",
     )
     p.add_argument(
         "--check-weight",

@@ -74,6 +74,11 @@ def read_estimator_file(
         value = meta.get(key, 0.0)
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
             raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
+    depth = meta.get("similarity_depth", 0)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ModelError(f"estimator file {path} has a bad similarity_depth {depth!r}")
+    if depth and not meta.get("similarity_weight"):
+        raise ModelError(f"estimator file {path} has a similarity_depth but no similarity_weight")
     recipe = Recipe.from_dict(meta["recipe"])
     if meta.get("meaning_blend") and not recipe.meaning_weight:
         raise ModelError(f"estimator file {path} has a meaning_blend but no meaning head")

@@ -18,9 +18,11 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
 cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
 (:meth:`xlscore.scorer.XLScorer.apply_estimator`) — the blend that validation chose to make the
-score notice meaning errors the fine-tuned pass alone misses. A ``check_weight`` ``b``
-subtracts ``b`` per finding of the checks that measured precise on machine output
-(:func:`xlscore.estimator.checks.reliable_findings`: numbers, a dropped negation).
+score notice meaning errors the fine-tuned pass alone misses — or, with a ``similarity_depth``
+``d``, the greedy-matching F1 of the estimator's own pass after ``d`` layers (no second pass).
+A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
+machine output (:func:`xlscore.estimator.checks.reliable_findings`: numbers, a dropped
+negation).
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
 (sources, translations), ``save`` and ``load``. Predictions are deterministic and bit-identical
@@ -369,6 +371,8 @@ class QualityEstimator(EstimatorNetwork):
             meta["check_weight"] = self.check_weight
         if self.meaning_blend:
             meta["meaning_blend"] = self.meaning_blend
+        if self.similarity_depth:
+            meta["similarity_depth"] = self.similarity_depth
         write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path
         self.digest = sha256_file(path)
@@ -397,6 +401,7 @@ class QualityEstimator(EstimatorNetwork):
         est.similarity_weight = float(meta.get("similarity_weight", 0.0))
         est.check_weight = float(meta.get("check_weight", 0.0))
         est.meaning_blend = float(meta.get("meaning_blend", 0.0))
+        est.similarity_depth = int(meta.get("similarity_depth", 0))
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(
                 f"{path} was trained on {meta['base']} with fingerprint "

@@ -105,6 +105,7 @@ class EstimatorNetwork:
             "similarity_weight": self.similarity_weight,
             "check_weight": self.check_weight,
             "meaning_blend": self.meaning_blend,
+            "similarity_depth": self.similarity_depth,
         }
 
     @property
@@ -122,6 +123,25 @@ class EstimatorNetwork:
             raise XLScoreError("this estimator has no meaning head to blend in")
         self.model.meaning_blend = value
         self._quantized = None  # an int8 copy holds the old blend
+
+    @property
+    def similarity_depth(self) -> int:
+        """Where the scorer's similarity comes from: 0, a separate pass of
+        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side; ``d`` > 0, this
+        estimator's own pass, from the states after its ``d``-th layer
+        (:mod:`xlscore.estimator.crossencoder`). Stored in the file by :meth:`save`."""
+        return self.model.similarity_depth
+
+    @similarity_depth.setter
+    def similarity_depth(self, value: int) -> None:
+        config = self.model.encoder.config  # transformers' (torch types it Tensor | Module)
+        layers = int(config.num_hidden_layers)  # type: ignore[union-attr, arg-type]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= layers:
+            raise XLScoreError(
+                f"similarity_depth must be a whole number of layers in 0..{layers}, not {value!r}"
+            )
+        self.model.similarity_depth = value
+        self._quantized = None  # an int8 copy holds the old depth
 
     def signature(self) -> str:
         """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-e5s#1a2b3c4d@bf16``."""
