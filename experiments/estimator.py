@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 from _protocol import CACHE, LODO, MULTILINGUAL, K, fold_names, fold_split, load_sets, split
-from _results import cpu_name
+from _results import code_digest, cpu_name
 
 from xlscore.cli.options import recipe_type
 from xlscore.estimator.training import Recipe
@@ -284,13 +284,14 @@ def pass_similarity(path: Path, sets: dict, test: str) -> tuple[np.ndarray, np.n
     (``similarity_depth``): that pass's F1 of each test row of ``test``, with the foreign-word
     penalty, and the share of foreign words. Every fold model of a recipe that freezes the
     layers below that depth has the same similarity (the base model's own states), so the
-    file stands for its folds; computed once per file digest into the experiment cache."""
+    file stands for its folds; computed once per file and code digest into the experiment
+    cache."""
     from xlscore.estimator.model import QualityEstimator
     from xlscore.io.cache import sha256_file
     from xlscore.results import penalised
 
     _, foreign = e5_similarity(sets, test)
-    f = CACHE / "baselines" / f"pass-{sha256_file(path)[:12]}-{test}.npy"
+    f = CACHE / "baselines" / f"pass-{sha256_file(path)[:12]}-{code_digest()}-{test}.npy"
     if not f.exists():
         est = QualityEstimator.load(path)
         if est.recipe.freeze_layers < est.similarity_depth:

@@ -39,7 +39,7 @@ from scipy.stats import spearmanr
 
 from xlscore import XLScorer
 from xlscore.estimator.checks import reliable_findings
-from xlscore.estimator.crossencoder import SOURCE, TRANSLATION
+from xlscore.estimator.crossencoder import pass_similarity
 from xlscore.estimator.model import DEFAULT, QualityEstimator
 from xlscore.evaluation.challenge import read_challenge
 from xlscore.evaluation.gate import failing_categories
@@ -55,8 +55,9 @@ CHALLENGE = Path(__file__).resolve().parent.parent / "data" / "challenge" / "cha
 @torch.no_grad()
 def inpass_f1(est: QualityEstimator, sources: list[str], translations: list[str]) -> np.ndarray:
     """``[pairs, layers + 1]``: each pair's greedy-matching F1 between its source and its
-    translation pieces, from the hidden states after each layer of ``est``'s encoder reading
-    the pair (0: the embeddings). One pair per pass, float32, no padding."""
+    translation pieces (:func:`~xlscore.estimator.crossencoder.pass_similarity`), from the
+    hidden states after each layer of ``est``'s encoder reading the pair (0: the embeddings).
+    One pair per pass, float32, no padding."""
     encoded, _ = est._encode(list(zip(sources, translations)), est.max_length)
     encoder = est.model.encoder.float().eval()
     out = []
@@ -65,15 +66,8 @@ def inpass_f1(est: QualityEstimator, sources: list[str], translations: list[str]
         states = encoder(
             input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True
         ).hidden_states
-        side = torch.tensor(e.side)
-        src, tgt = side == SOURCE, side == TRANSLATION
-        row = []
-        for h in states:
-            h = torch.nn.functional.normalize(h[0], dim=-1)
-            sim = h[tgt] @ h[src].T
-            p, r = sim.amax(1).mean(), sim.amax(0).mean()
-            row.append(float(2 * p * r / (p + r)))
-        out.append(row)
+        side = torch.tensor([e.side])
+        out.append([float(pass_similarity(h, side)[0]) for h in states])
     return np.array(out)
 
 

@@ -373,7 +373,7 @@ def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(
     trained, tmp_path, e5, minilm, monkeypatch
 ):
     from xlscore import XLScorer
-    from xlscore.estimator.crossencoder import alignment_features
+    from xlscore.estimator.crossencoder import pass_similarity
 
     src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
     mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
@@ -390,7 +390,7 @@ def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(
             states = est.model.encoder(
                 input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True
             ).hidden_states
-        want = alignment_features(states[1], torch.tensor([enc.side]))[0][0, 2]
+        want = pass_similarity(states[1], torch.tensor([enc.side]))[0]
         assert e.similarity == pytest.approx(float(want), abs=1e-5)
         assert e.score == pytest.approx(float(trained.predict([s], [t])[0]), abs=1e-5)
     # the scorer blends it in with the foreign-text penalty and embeds no side with e5

@@ -28,7 +28,7 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
 
 * **The pass's own similarity** (``similarity_depth`` ``d`` > 0, set by the file, not
   trained): the greedy-matching F1 between the source's and the translation's pieces over the
-  states after ``d`` layers of this same pass (:func:`alignment_features`), which the scorer
+  states after ``d`` layers of this same pass (:func:`pass_similarity`), which the scorer
   blends in as the similarity instead of a second encoder pass over each side. With the
   lowest ``d`` layers frozen these are the base model's own states.
 
@@ -170,6 +170,16 @@ def alignment_features(
     both = (tgt.any(1) & src.any(1)).float()
     feats = torch.stack([p, r, f, worst_t, worst_s], -1) * both[:, None]
     return feats, to_src * tgt
+
+
+def pass_similarity(hidden: torch.Tensor, side: torch.Tensor) -> torch.Tensor:
+    """``[B]``: each pair's greedy-matching F1 between its source and translation pieces over
+    the token states ``hidden`` (:func:`alignment_features`), in [-1, 1] like a cosine: where
+    precision or recall is not positive, F1's harmonic mean means nothing (it can leave that
+    range, or turn two negative means positive), and the smaller of the two stands for it."""
+    feats = alignment_features(hidden, side)[0]
+    p, r = feats[:, 0], feats[:, 1]
+    return torch.where((p > 0) & (r > 0), feats[:, 2], torch.minimum(p, r))
 
 
 class CrossEncoder(torch.nn.Module):
@@ -337,7 +347,7 @@ class CrossEncoder(torch.nn.Module):
             if depth:
                 if side is None:
                     raise ValueError("the pass's similarity needs the side of each piece")
-                similarity = alignment_features(out.hidden_states[depth], side)[0][:, 2]
+                similarity = pass_similarity(out.hidden_states[depth], side)
             return score, word_logits, torch.stack([base, adequacy, meaning, similarity], -1)
 
     @torch.no_grad()
