@@ -111,7 +111,7 @@ def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir
 
 
 def test_the_pass_similarity_is_the_matching_f1_kept_within_a_cosines_range():
-    # source pieces e0 and s1; translation pieces e0 and e1
+    # source pieces e0 and e1; translation pieces e0 and e1 (each pair its own changes below)
     h = torch.zeros(3, 4, 2)
     h[:, 0, 0] = h[:, 2, 0] = 1
     h[:, 1, 1] = h[:, 3, 1] = 1
