@@ -214,7 +214,7 @@ def child(args: argparse.Namespace) -> dict:
         est = QualityEstimator.load(precision="fp32", device=dev)
         est.model.encoder.set_attn_implementation("eager")
         jobs = []
-        if est.similarity_weight and not est.similarity_depth:  # e5@9 over both sides
+        if est.separate_similarity:  # e5@9 over both sides
             ru = Encoder.load("pack:e5-small", precision="fp32", device=dev)
             ru.model.set_attn_implementation("eager")
             jobs.append((ru, _sentence_ids(ru, mt + src)))

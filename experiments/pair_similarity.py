@@ -36,10 +36,9 @@ from xlscore.final_score import estimator_score
 from xlscore.results import penalised
 
 
-def pair_similarity(sets: dict, test: str, depth: int) -> np.ndarray:
+def pair_similarity(sets: dict, test: str, depth: int, foreign: np.ndarray) -> np.ndarray:
     """Untrained e5's greedy-matching F1 after ``depth`` layers of each test row of ``test``
-    read as a pair, foreign text penalised (cached)."""
-    _, foreign = e5_similarity(sets, test)
+    read as a pair, penalised by each row's share of ``foreign`` words (cached)."""
     f = CACHE / "baselines" / f"pair-e5-{code_digest()}-{test}.npy"
     if not f.exists():
         rows = baseline_tests(sets)[test]
@@ -75,7 +74,7 @@ def main() -> None:
             raise SystemExit(f"results/folds/{ref.folds}/{fold}.tsv is missing")
         found = np.array([reliable_findings(r.source, r.translation) for r in rows])
         e5, foreign = e5_similarity(sets, TEST_OF[fold])
-        pair = pair_similarity(sets, TEST_OF[fold], args.depth)
+        pair = pair_similarity(sets, TEST_OF[fold], args.depth, foreign)
 
         def score(sim: np.ndarray, weight: float, got=got, found=found, foreign=foreign):
             return estimator_score(

@@ -66,8 +66,6 @@ def main() -> None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
     model.similarity_weight = args.similarity_weight
-    if args.similarity_depth and not args.similarity_weight:
-        raise SystemExit("--similarity-depth needs a --similarity-weight")
     try:
         model.similarity_depth = args.similarity_depth
     except XLScoreError as err:
@@ -79,7 +77,10 @@ def main() -> None:
         model.meaning_blend = args.meaning_blend
     except XLScoreError as err:
         raise SystemExit(f"--meaning-blend: {err}") from None
-    path = model.save(args.output, name=args.name)
+    try:
+        path = model.save(args.output, name=args.name)
+    except XLScoreError as err:  # e.g. a similarity depth without a weight
+        raise SystemExit(str(err)) from None
     print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, sha256 {model.digest}")
 
 

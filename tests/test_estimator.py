@@ -347,6 +347,7 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
     est = _saved_with(trained, tmp_path / "sim.safetensors", similarity_weight=2.5)
     assert est.similarity_weight == 2.5 and est.describe()["similarity_weight"] == 2.5
+    assert est.separate_similarity and not trained.separate_similarity
     lexicon = _museum_lexicon(tmp_path)
     scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est)
     res = scorer.score(src, mt)
@@ -381,6 +382,7 @@ def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(
         trained, tmp_path / "pass.safetensors", similarity_weight=2.5, similarity_depth=1
     )
     assert est.similarity_depth == 1 and est.describe()["similarity_depth"] == 1
+    assert not est.separate_similarity
     # the estimate's similarity is the greedy-matching F1 over the states after layer 1
     estimates = est.estimate(src, mt)
     for (s, t), e in zip(zip(src, mt), estimates):
@@ -406,6 +408,13 @@ def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(
     # a depth the model does not have, or one without a weight, is refused
     with pytest.raises(XLScoreError, match="similarity_depth must be a whole number"):
         est.similarity_depth = 99
+    trained.similarity_depth = 1
+    try:  # nor is such a file written
+        with pytest.raises(XLScoreError, match="needs a similarity_weight"):
+            trained.save(tmp_path / "never.safetensors")
+    finally:
+        trained.similarity_depth = 0
+    assert not (tmp_path / "never.safetensors").exists()
     path = trained.save(tmp_path / "t.safetensors")
     _rewritten(path, tmp_path / "noweight.safetensors", similarity_depth=1)
     with pytest.raises(ModelError, match="similarity_depth but no similarity_weight"):

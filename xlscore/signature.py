@@ -73,9 +73,7 @@ class Signature:
             "fields": [f for f in FIELDS if f in self.fields],
             "similarity": (
                 self._similarity_encoder().describe()
-                if self.estimator is not None
-                and self.estimator.similarity_weight
-                and not self.estimator.similarity_depth
+                if self.estimator is not None and self.estimator.separate_similarity
                 else None
             ),
         }

@@ -280,8 +280,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if checkpoint.exists() and not args.quiet:
         print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
-    est.similarity_depth = args.similarity_depth  # a depth the base lacks fails before training
-    est.similarity_depth = 0  # training reads no similarity
+    est.check_similarity_depth(args.similarity_depth)  # before training, not after
     est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
     est.similarity_weight = args.similarity_weight
     est.similarity_depth = args.similarity_depth

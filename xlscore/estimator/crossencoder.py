@@ -313,7 +313,10 @@ class CrossEncoder(torch.nn.Module):
         parts: bool = False,
     ):
         depth = self.similarity_depth
-        out = self.encoder(input_ids=ids, attention_mask=mask, output_hidden_states=bool(depth))
+        # every layer's states only when the pass's similarity is asked for (not in training)
+        out = self.encoder(
+            input_ids=ids, attention_mask=mask, output_hidden_states=bool(depth) and parts
+        )
         hidden = out.last_hidden_state
         # pooling, features and heads in float32 whatever the encoder ran in
         with torch.autocast(hidden.device.type, enabled=False):

@@ -372,6 +372,8 @@ class QualityEstimator(EstimatorNetwork):
         if self.meaning_blend:
             meta["meaning_blend"] = self.meaning_blend
         if self.similarity_depth:
+            if not self.similarity_weight:
+                raise XLScoreError("a similarity_depth needs a similarity_weight to blend it in")
             meta["similarity_depth"] = self.similarity_depth
         write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path

@@ -134,14 +134,26 @@ class EstimatorNetwork:
 
     @similarity_depth.setter
     def similarity_depth(self, value: int) -> None:
+        self.model.similarity_depth = self.check_similarity_depth(value)
+        self._quantized = None  # an int8 copy holds the old depth
+
+    def check_similarity_depth(self, value: int) -> int:
+        """``value`` if this model can read its similarity after that many layers (0: none),
+        else :class:`XLScoreError`; lets a caller refuse a depth before training."""
         config = self.model.encoder.config  # transformers' (torch types it Tensor | Module)
         layers = int(config.num_hidden_layers)  # type: ignore[union-attr, arg-type]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= layers:
             raise XLScoreError(
                 f"similarity_depth must be a whole number of layers in 0..{layers}, not {value!r}"
             )
-        self.model.similarity_depth = value
-        self._quantized = None  # an int8 copy holds the old depth
+        return value
+
+    @property
+    def separate_similarity(self) -> bool:
+        """Whether the scorer's similarity needs the separate pass of
+        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side (a similarity weight,
+        and no ``similarity_depth`` to read it from this estimator's own pass)."""
+        return bool(self.similarity_weight) and not self.similarity_depth
 
     def signature(self) -> str:
         """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-e5s#1a2b3c4d@bf16``."""

@@ -66,11 +66,7 @@ class CorpusPreparation:
             return self._prepare(sources, translations, progress)
         enc = self._similarity_encoder()
         translate = "evidence" in self.fields
-        similar = (
-            self.estimator is not None
-            and bool(self.estimator.similarity_weight)
-            and not self.estimator.similarity_depth  # else its own pass gives the similarity
-        )
+        similar = self.estimator is not None and self.estimator.separate_similarity
         if similar or (translate and isinstance(self.translator, AlignmentTranslator)):
             src = enc.embed_words(sources, progress=progress)
             mt = enc.embed_words(translations, progress=progress)
