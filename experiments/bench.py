@@ -184,7 +184,7 @@ def child(args: argparse.Namespace) -> dict:
     src, mt = _pairs(args.data, args.limit)
     out: dict = {"pairs": len(src)}
     what = args.child
-    dev = args.device
+    dev = "cpu" if what == "default-cpu-fp32" else args.device
     from xlscore.estimator.model import QualityEstimator
 
     precision = (
@@ -205,7 +205,8 @@ def child(args: argparse.Namespace) -> dict:
             scorer = XLScorer.offline(
                 precision=precision, device=dev, fields=fields, estimator=estimator
             )
-            scorer.dictionary_map()
+            if "paper" in scorer.fields:
+                scorer.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
             est = QualityEstimator.load(precision=precision, device=dev)
@@ -275,6 +276,8 @@ def child(args: argparse.Namespace) -> dict:
     if dev == "cuda":
         torch.cuda.synchronize()
     out["seconds"] = time.perf_counter() - t
+    if dev == "cuda":
+        out["gpu_peak_mib"] = torch.cuda.max_memory_allocated() / 2**20
     tmp.cleanup()
     out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["threads"] = torch.get_num_threads()
@@ -282,11 +285,16 @@ def child(args: argparse.Namespace) -> dict:
     return out
 
 
-def warm() -> dict:
-    """Build the caches the rows use (converted pack, lexicon, dictionary maps)."""
-    from xlscore import XLScorer
+def warm(paper: bool = True) -> dict:
+    """Build the caches the rows use (converted pack, lexicon, English word list, and with
+    ``paper`` the dictionary maps, which load the English encoder)."""
+    from xlscore import Lexicon, XLScorer, packs
+    from xlscore.metric.lexicon import english_word_list
 
-    for precision in ("auto", "fp32"):
+    packs.path("e5-small")
+    Lexicon.mueller7()
+    english_word_list()
+    for precision in ("auto", "fp32") if paper else ():
         XLScorer.offline(precision=precision, estimator=None).dictionary_map()
     return {}
 
@@ -348,12 +356,15 @@ def change_note(
 
 def run_child(argv: list[str], env: dict | None = None) -> dict:
     with tempfile.NamedTemporaryFile(suffix=".json") as fh:
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, __file__, *argv, "--result", fh.name],
-            check=True,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
             env={**os.environ, **(env or {})},
         )
+        if done.returncode:
+            tail = "\n".join(done.stderr.strip().splitlines()[-15:])
+            sys.exit(f"row {argv[1]} failed (exit status {done.returncode}):\n{tail}")
         return json.loads(Path(fh.name).read_text())
 
 
@@ -383,7 +394,21 @@ NAMES = [
     "default-all-auto",
     "default-score-auto",
     "default-score-int8",
+    "default-cpu-fp32",
 ]
+#: the rows the table is built around (the others may be left out)
+REQUIRED = {
+    "floor-fp32",
+    "xlscore-multi-auto",
+    "compat-fp32",
+    "bert_score-32",
+    "bert_score-64",
+    "floor-default",
+    "estimator-auto",
+    "student-auto",
+    "default-auto",
+    "default-score-auto",
+}
 
 
 def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
@@ -394,6 +419,8 @@ def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
         return True
     if device == "cuda" and ("int8" in name or name.startswith("onnx") or name == "floor-1thread"):
         return True
+    if name == "default-cpu-fp32" and device != "cuda":
+        return True  # the reference a GPU's scores are compared with
     return isa == "avx2" and name in (
         "floor-bf16",
         "compat-auto",
@@ -412,9 +439,10 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         if name not in runs:
             return None
         r = runs[name]
+        gpu = f" (GPU {r['gpu_peak_mib']:.0f})" if "gpu_peak_mib" in r else ""
         return (
             f"| {label} | {r['seconds']:.1f} | {r['pairs'] / r['seconds']:.1f} | "
-            f"{r['peak_mib']:.0f} | {note} |"
+            f"{r['peak_mib']:.0f}{gpu} | {note} |"
         )
 
     def vs(name: str, base: str = "floor-fp32") -> str:
@@ -442,7 +470,9 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
     ]
     auto = runs["default-auto"]["precision"]
     lines = [
-        "| run | seconds | pairs/s | peak RSS (MiB) | ratio |",
+        "| run | seconds | pairs/s | peak RSS (MiB)"
+        + (" (GPU: peak allocated)" if runs["floor-fp32"].get("gpu") else "")
+        + " | ratio |",
         "| --- | --- | --- | --- | --- |",
         row("floor: e5@9, fp32, eager attention, length-sorted batches of 32", "floor-fp32"),
         *[row("floor: e5@9, " + label, name, vs(name)) for label, name in floor_rows],
@@ -518,13 +548,19 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             f"xlscore default ({auto}), `--fields all` (the paper's columns too)",
             "default-all-auto",
             f"{sec['default-all-auto'] / sec['default-auto']:.2f}× the time of score and "
-            f"evidence; {sec[bert] / sec['default-all-auto']:.2f}× bert_score's pairs/s",
+            f"evidence; {sec[bert] / sec['default-all-auto']:.2f}× bert_score's pairs/s"
+            if "default-all-auto" in sec
+            else "",
         ),
         row(
             f"xlscore default ({auto}), `--fields score` (what `rank` and `batch` compute)",
             "default-score-auto",
             f"{sec['default-auto'] / sec['default-score-auto']:.2f}× as fast as score and "
             f"evidence; **{sec[bert] / sec['default-score-auto']:.2f}× bert_score's pairs/s**",
+        ),
+        row(
+            "xlscore default on this machine's CPU, fp32 (the reference for the GPU's scores)",
+            "default-cpu-fp32",
         ),
         row(
             "xlscore default, `--precision int8`, `--fields score`",
@@ -597,10 +633,25 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             "the default",
         )
     )
+    for name, label in (("default-fp32", "fp32"), ("default-auto", auto)):
+        if "default-cpu-fp32" in runs and name in runs:
+            lines.append(
+                "* "
+                + change_note(
+                    args.data,
+                    args.limit,
+                    runs[name]["scores"],
+                    runs["default-cpu-fp32"]["scores"],
+                    f"default score on the GPU ({label}) vs on this machine's CPU (fp32)",
+                    "the CPU",
+                )
+            )
     for other, label in (
         ("default-score-auto", "`--fields score`"),
         ("default-all-auto", "`--fields all`"),
     ):
+        if other not in runs:
+            continue
         d = max(abs(a - b) for a, b in zip(runs[other]["scores"], runs["default-auto"]["scores"]))
         lines.append(f"* default score, {label} vs score and evidence: largest difference {d:.2e}.")
     return [x for x in lines if x is not None]
@@ -633,15 +684,27 @@ def main() -> None:
         choices=["cpu", "cuda"],
         help="where every row runs (default cpu; cuda skips ONNX and int8)",
     )
+    ap.add_argument(
+        "--leave-out",
+        default="",
+        help="rows not to run, comma-separated (e.g. default-all-auto where the English pack's "
+        "weights are not installed)",
+    )
+    ap.add_argument(
+        "--out",
+        default="bench",
+        help="results file name under experiments/results (default bench; e.g. bench-gpu)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--pairs", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--paper", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         res = (
             memory_child(args)
             if args.child == "memory"
-            else warm()
+            else warm(paper=args.paper)
             if args.child == "warm"
             else child(args)
         )
@@ -651,6 +714,11 @@ def main() -> None:
     isas = [x.strip() for x in args.isa.split(",") if x.strip()]
     if not isas or set(isas) - {"native", "avx2"}:
         sys.exit("--isa takes native and/or avx2")
+    left_out = {x.strip() for x in args.leave_out.split(",") if x.strip()}
+    if left_out - set(NAMES):
+        sys.exit(f"--leave-out: unknown rows {sorted(left_out - set(NAMES))}; rows: {NAMES}")
+    if left_out & REQUIRED:
+        sys.exit(f"--leave-out: the table needs {sorted(left_out & REQUIRED)}")
     common = [
         "--data",
         args.data,
@@ -664,14 +732,15 @@ def main() -> None:
     print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
     # in a child too: on Linux a child inherits its parent's peak RSS through fork, so the
     # parent must stay small for the children's peaks to be their own
-    run_child(["--child", "warm", *common])
+    paper = "default-all-auto" not in left_out
+    run_child(["--child", "warm", *common, *(["--paper"] if paper else [])])
     has_onnx = importlib.util.find_spec("onnxruntime") is not None
     by_isa: dict[str, dict] = {}
     for isa in isas:
         env = AVX2_ENV if isa == "avx2" else None
         runs = by_isa[isa] = {}
         for name in NAMES:
-            if _skipped(name, args.device, isa, has_onnx):
+            if name in left_out or _skipped(name, args.device, isa, has_onnx):
                 continue
             runs[name] = r = run_child(["--child", name, *common], env)
             print(
@@ -732,7 +801,7 @@ def main() -> None:
                 f"Peak RSS ratio {mem[-1]['pairs']} / {mem[0]['pairs']} pairs: "
                 f"{mem[-1]['peak_mib'] / mem[0]['peak_mib']:.2f}.",
             ]
-    write_markdown("bench", "\n".join(lines), title="Speed and memory")
+    write_markdown(args.out, "\n".join(lines), title="Speed and memory")
     if diff > 1e-4:
         sys.exit("bert_score-compatible mode differs from bert_score by more than 1e-4")
 

@@ -179,6 +179,32 @@ def test_cli_score_computes_what_is_asked_by_default():
     assert first["f1"] is not None and "fields:all" in paper.stderr
 
 
+def test_default_fields_load_no_english_encoder(monkeypatch):
+    """Without the paper's columns the offline default never loads its English encoder: the
+    scores are those of a scorer that has it, the signature says ``en:no``; asking for the map
+    loads it then, and a scorer with every field names it."""
+    from xlscore.encoders.encoder import Encoder
+
+    full = XLScorer.offline(fields="all")
+    load = Encoder.load.__func__
+
+    def no_english(cls, spec, *args, **kwargs):
+        if "minilm" in str(spec):
+            raise AssertionError("the English encoder was loaded")
+        return load(cls, spec, *args, **kwargs)
+
+    monkeypatch.setattr(Encoder, "load", classmethod(no_english))
+    lean = XLScorer.offline(fields="score,evidence")
+    got, want = lean.score(SOURCES, TRANSLATIONS), full.score(SOURCES, TRANSLATIONS)
+    assert [r.score for r in got] == [r.score for r in want]
+    assert "|en:no|" in lean.signature()
+    assert "|en:pack:minilm-en@6#" in full.signature()
+    with pytest.raises(AssertionError, match="English encoder was loaded"):
+        lean.dictionary_map()
+    monkeypatch.setattr(Encoder, "load", classmethod(load))
+    assert lean.dictionary_map().W_ is not None and lean.en.layer == full.en.layer
+
+
 def test_words_alone_need_no_encoder_pass(monkeypatch):
     """An estimator without a similarity (the shipped student), asked for the score alone: the
     words (for the foreign-text share and the flags) come from the tokenizer, the encoder never

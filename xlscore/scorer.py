@@ -131,8 +131,14 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
     ``fields``: the parts of each result to compute (:mod:`xlscore.fields`): ``None`` (all),
     or a comma-separated string or names among ``"score"``, ``"evidence"``, ``"paper"``;
     leaving out ``"paper"`` skips the English encoder, the map and BERTScore (the score is the
-    same). :meth:`prepare` and the paper's methods compute everything whatever this says.
+    same; the offline default's English encoder is then loaded only if the map is asked for,
+    and the signature says ``en:no``). :meth:`prepare` and the paper's methods compute
+    everything whatever this says.
     """
+
+    _en: Encoder | None = None
+    #: how to load the English encoder on first use (the offline default without the paper)
+    _english: tuple[Any, Any, str | None, str]
 
     def __init__(
         self,
@@ -173,7 +179,13 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
             if ru_layer != en_layer and ru_layer is not None:
                 self.ru = self.en.with_layer(ru_layer)
         else:
-            self.en = self._encoder(en_model or OFFLINE_EN, en_layer, device, precision)
+            english = (en_model or OFFLINE_EN, en_layer, device, precision)
+            if en_model in (None, OFFLINE_EN) and "paper" not in self.fields:
+                # the offline default's English encoder serves the paper's columns alone: it
+                # is loaded when they (or the map) are first asked for, not before
+                self._english = english
+            else:
+                self.en = self._encoder(*english)
             self.ru = self._encoder(ru_model or OFFLINE_RU, ru_layer, device, precision)
         self.multilingual = multilingual is not None
         if estimator is None or isinstance(estimator, QualityEstimator):
@@ -216,6 +228,18 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
                 f"the alignment maps {shape}, but these encoders need {want[0]}x{want[1]}"
             )
         self.fixed_alignment, self.alignment_mode = aligner, "fixed"
+
+    @property
+    def en(self) -> Encoder:
+        """The English encoder (the paper's source side); the offline default's is loaded on
+        first use when the scorer's fields leave out the paper's columns."""
+        if self._en is None:
+            self._en = self._encoder(*self._english)
+        return self._en
+
+    @en.setter
+    def en(self, encoder: Encoder) -> None:
+        self._en = encoder
 
     @staticmethod
     def _encoder(spec, layer, device, precision) -> Encoder:

@@ -56,7 +56,8 @@ class Signature:
         baseline = self.baseline or self.last_baseline
         return {
             "version": __version__,
-            "en": self.en.describe(),
+            # the English encoder serves the paper's columns alone
+            "en": self.en.describe() if "paper" in self.fields else None,
             "ru": self.ru.describe(),
             "variant": self.variant,
             "idf": self.idf,
@@ -99,7 +100,7 @@ class Signature:
         parts = [
             f"xlscore:{d['version']}",
             est,
-            f"en:{enc(d['en'])}",
+            "en:" + (enc(d["en"]) if d["en"] is not None else "no"),
             f"ru:{enc(d['ru'])}",
             f"variant:{d['variant']}",
             "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
