@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import os
+import subprocess
 from pathlib import Path
 
 from xlscore.evaluation.agreement import read_judgments
@@ -20,12 +21,38 @@ CACHE = Path(
     os.environ.get("XLSCORE_EXPERIMENT_CACHE")
     or Path(__file__).resolve().parent / ".cache" / "estimator"
 )
+ROOT = Path(__file__).resolve().parent.parent
+#: the round-4 default (issues 33-34) as it shipped: its file is ``rtm15``'s leave-WMT22-out
+#: fold and the teacher of the students; no longer in the package, read from git
+RTM15_FILE = (
+    "rtm15-e5s",
+    "e26b7a6",
+    "xlscore/estimator/weights/rtm15-e5s.safetensors",
+    "5e865b0386da2691ebd78a848650ff8196983b6da7eeeece8f89031bddcc8fdf",
+)
 K = 4  # cross-validation folds (by document)
 LODO = ("lodo-qe22", "lodo-news", "lodo-it")
 TEST_OF = {"lodo-qe22": "qe22", "lodo-news": "news", "lodo-it": "it-test"}
 
 
 DA_FILE = "wmt21-enru-da-newstest2021.tsv"
+
+
+def git_file(name: str, commit: str, path: str, sha256: str) -> Path:
+    """A file as it was at a commit of this repository (an estimator that once shipped), taken
+    from git once into the experiment cache and checked against its digest."""
+    from xlscore.io.cache import sha256_file
+
+    out = CACHE.parent / "gate" / f"{name}-{sha256[:12]}.safetensors"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        data = subprocess.run(
+            ["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        out.write_bytes(data)
+    if sha256_file(out) != sha256:
+        raise SystemExit(f"{out}: not the file {name} shipped with (digest differs)")
+    return out
 
 
 def da_shared_sources(data_dir: Path) -> dict[str, str]:
@@ -84,7 +111,8 @@ def load_sets(data_dir: Path) -> dict[str, list]:
 
 def fold_names(which: str) -> list[str]:
     """The folds a ``--folds`` value names: ``lodo`` (every leave-one-set-out fold),
-    ``cv-news``/``cv-qe22`` (their cross-validation folds) or single fold names, by commas."""
+    ``cv-news``/``cv-qe22`` (their cross-validation folds) or single fold names, by commas
+    (``all``: every en-ru set, for the model that ships; it has no test rows)."""
     names = []
     for part in which.split(","):
         if part == "lodo":
@@ -130,6 +158,8 @@ def _split_enru(
         gone = {r.seg_id for r in tested}
         return [[r for r in sets["da"] if sets["da-shared"].get(r.seg_id) not in gone]]
 
+    if fold == "all":  # the shipped model: every en-ru set, nothing to test on
+        return [sets["news"], sets["qe22"], *da([]), *it], []
     if fold == "lodo-qe22":
         return [sets["news"], *da([]), *it], mt(sets["qe22"])
     if fold == "lodo-news":

@@ -116,6 +116,11 @@ def newstest_rows(rows: list[dict], findings: list[list]) -> tuple[list[str], di
     n = len(rows)
     err = [bool(s) for s in spans]
     acc = [any(x["category"] in ACCURACY for x in s) for s in spans]
+    # what a penalty in the score must be precise about (issue 51): a major or critical one
+    grave = [
+        any(x["category"] in ACCURACY and x["severity"] in ("major", "critical") for x in s)
+        for s in spans
+    ]
     # chance level for span precision: the share of words inside a rater span
     words = in_any = in_acc = 0
     for r, s in zip(rows, spans):
@@ -130,6 +135,7 @@ def newstest_rows(rows: list[dict], findings: list[list]) -> tuple[list[str], di
         "segments": n,
         "error": sum(err),
         "accuracy": sum(acc),
+        "grave": sum(grave),
         "words": words,
         "words_err": in_any,
         "words_acc": in_acc,
@@ -156,6 +162,7 @@ def newstest_rows(rows: list[dict], findings: list[list]) -> tuple[list[str], di
             f"| {label} | {n_find} | {len(flagged)} ({sources}) | "
             f"{wilson(sum(err[i] for i in flagged), len(flagged))} | "
             f"{wilson(sum(acc[i] for i in flagged), len(flagged))} | "
+            f"{wilson(sum(grave[i] for i in flagged), len(flagged))} | "
             f"{pct(hit, len(pointed))} | {pct(hit_acc, len(pointed))} |"
         )
     return lines, base
@@ -335,15 +342,16 @@ def main() -> None:
             "",
             f"{base['segments']} segments; base rate: any error "
             f"{pct(base['error'], base['segments'])}, accuracy-like error "
-            f"{pct(base['accuracy'], base['segments'])}. Chance span precision (share of "
+            f"{pct(base['accuracy'], base['segments'])}, major or critical accuracy-like error "
+            f"{pct(base['grave'], base['segments'])}. Chance span precision (share of "
             f"words inside a span): any {base['words_err'] / base['words']:.3f}, "
             f"accuracy-like {base['words_acc'] / base['words']:.3f}.",
             "",
             "| check | findings | flagged segments (distinct sources) | segment precision "
             "(any error) | "
-            "segment precision (accuracy-like) | span precision (any) | span precision "
-            "(accuracy-like) |",
-            "| --- | --- | --- | --- | --- | --- | --- |",
+            "segment precision (accuracy-like) | segment precision (major or critical "
+            "accuracy-like) | span precision (any) | span precision (accuracy-like) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
             *lines,
             "",
             "Recall-ish (share of the segments with such an error that the check flags):",

@@ -31,7 +31,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
-from _protocol import CACHE, fold_split, load_sets
+from _protocol import CACHE, RTM15_FILE, fold_split, git_file, load_sets
 from _results import cpu_name
 from estimator import _e5_all, save_estimates
 
@@ -48,7 +48,6 @@ from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.io.judgments import ErrorMark, Judgment
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "xlscore" / "estimator" / "weights" / "rtm15-e5s.safetensors"
 
 
 def pool(sets: dict, fold: str, teacher_cfg: dict, size: int, share: float) -> list[Pair]:
@@ -230,7 +229,9 @@ def main() -> None:
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("--teacher", default="rtm15", help="variant under .cache/estimator/")
     ap.add_argument("--fold", required=True, choices=("lodo-qe22", "lodo-news"))
-    ap.add_argument("--shipped", type=Path, default=SHIPPED, help="the teacher as it ships")
+    ap.add_argument(
+        "--shipped", type=Path, help="the teacher as it ships (default: rtm15-e5s, from git)"
+    )
     ap.add_argument("--pool", type=int, default=12000, help="judged-set translations to label")
     ap.add_argument("--corrupt", type=float, default=0.3, help="share of them also corrupted")
     ap.add_argument("--pool-name", default="", help="name of a pool made with other settings")
@@ -273,6 +274,8 @@ def main() -> None:
     )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    if args.shipped is None:
+        args.shipped = git_file(*RTM15_FILE)
     sets = load_sets(args.data_dir)
     sets["data_dir"] = args.data_dir
     {"label": cmd_label, "run": cmd_run}[args.command](args, sets)

@@ -107,7 +107,10 @@ def cmd_run(args, sets) -> None:
         est.save(out / "full.safetensors", name=f"{args.variant}-{fold}")
         # a resumed run: its training loop's time over every part (the log carries it on)
         minutes = max(time.time() - t0, est.log.seconds) / 60
-        save_estimates(out, "full", est, test)
+        if test:
+            save_estimates(out, "full", est, test)
+        else:  # the ``all`` fold: nothing held out to predict
+            np.save(out / "pred-full.npy", np.zeros(0))
         (out / "log.json").write_text(
             json.dumps(
                 {
@@ -121,7 +124,8 @@ def cmd_run(args, sets) -> None:
         for p in out.glob("train.ckpt*"):
             p.unlink()
         print(f"{args.variant}/{fold}: trained on {sum(map(len, train))} rows in {minutes:.1f} min")
-        compress_fold(out, test, [args.ship_rank])
+        if test:
+            compress_fold(out, test, [args.ship_rank])
 
 
 def save_estimates(out: Path, suffix: str, est, test: list) -> None:

@@ -27,7 +27,7 @@ PHENOMENA = {
 }
 # What was measured when these tests were written (experiments/results/challenge.md), the lower
 # of float32 and bfloat16 where they differ (close calls flip with the rounding: the anchors'
-# role_swap 10 and 8; the default measured the same in both); a change that lowers
+# role_swap 10 and 8); a change that lowers
 # any of them is a regression to look at. The paper's method: two encoders, anchors, Müller.
 PAPER_FLOOR = {
     "untranslated": 10,
@@ -43,7 +43,9 @@ PAPER_FLOOR = {
     "role_swap": 8,
     "date_unit": 11,
 }
-# The default: the shipped estimator with the multilingual similarity it blends in.
+# The default: the shipped estimator (issue 51: no similarity in its score, so the errors that
+# keep every word are caught less often than by the previous default's 172/178 — the challenge
+# set is a floor now, at least half of each category and 80% of all, experiments/gate.py).
 DEFAULT_FLOOR = {
     "untranslated": 10,
     "wrong_language": 10,
@@ -51,17 +53,17 @@ DEFAULT_FLOOR = {
     "negation": 15,
     "named_entity": 15,
     "omission": 19,
-    "addition": 20,
+    "addition": 18,
     "spelled_number": 12,
-    "antonym": 17,
+    "antonym": 14,
     "untranslated_fragment": 12,
-    "role_swap": 12,
-    "date_unit": 13,
+    "role_swap": 10,
+    "date_unit": 11,
 }
-# flawed translations with a predicted error span on the error (107 of 178 measured, in both
-# precisions), and at most this many correct ones with any span (51 measured); two pairs of
+# flawed translations with a predicted error span on the error (89 of 178 measured at the span
+# threshold 0.7), and at most this many correct ones with any span (24 measured); two pairs of
 # slack for rounding
-DEFAULT_SPANS = (105, 53)
+DEFAULT_SPANS = (87, 26)
 
 
 def test_challenge_file_is_complete():

@@ -364,10 +364,18 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     d = res[0].to_dict()
     assert d["similarity"] == res[0].similarity
     assert type(res[0]).from_dict(d) == res[0]
-    # an estimator without the weight leaves the score alone
-    bare = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
-    assert all(r.similarity is None for r in bare.score(src, mt))
+    # an estimator without the weight leaves the score alone: the similarity is a field beside
+    # it (computed when asked for, as Python's default of every field does), not a part of it
+    fields = "score,evidence,paper"
+    bare = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained, fields=fields)
+    lean = bare.score(src, mt)
+    assert all(r.similarity is None for r in lean)
     assert "sim:" not in bare.signature()
+    full = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
+    beside = full.score(src, mt)
+    assert [r.similarity for r in beside] == pytest.approx(want, abs=1e-6)
+    assert [r.score for r in beside] == [r.score for r in lean]
+    assert "*sim" not in full.signature() and "|sim:pack:e5-small@9#" in full.signature()
 
 
 def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(

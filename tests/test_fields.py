@@ -30,6 +30,7 @@ def test_resolve_fields():
     assert resolve_fields("evidence", estimator=True) == {"score", "evidence"}
     assert resolve_fields(["score"], estimator=True) == {"score"}
     assert resolve_fields("score", estimator=False) == {"score", "paper"}
+    assert resolve_fields("similarity", estimator=True) == {"score", "similarity"}
     with pytest.raises(XLScoreError, match="unknown field 'f1'"):
         resolve_fields("score,f1", estimator=True)
 
@@ -39,7 +40,7 @@ def scored():
     """The same pairs scored with every field, with the score only, and with the evidence."""
     full = XLScorer.offline()
     out = {"all": full.score(SOURCES, TRANSLATIONS)}
-    for fields in ("score", "score,evidence"):
+    for fields in ("score", "score,evidence", "score,similarity"):
         scorer = XLScorer(
             en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields=fields
         )
@@ -48,15 +49,33 @@ def scored():
 
 
 def test_score_is_identical_without_the_paper_columns(scored):
-    for fields in ("score", "score,evidence"):
+    for fields in ("score", "score,evidence", "score,similarity"):
         for a, b in zip(scored["all"], scored[fields]):
             assert b.score == a.score
-            assert (b.estimate, b.adequacy, b.similarity) == (a.estimate, a.adequacy, a.similarity)
+            assert (b.estimate, b.adequacy) == (a.estimate, a.adequacy)
             assert b.error_spans == a.error_spans
             assert b.flags == a.flags and b.foreign == a.foreign
     assert "untranslated" in scored["score"][2].flags
     assert "empty" in scored["score"][3].flags
     assert min(r.score for r in scored["score"]) == scored["score"][3].score
+
+
+def test_the_similarity_is_a_field_beside_a_score_that_does_not_blend_it(scored):
+    """The default's score has no similarity (issue 51): it is computed only when asked for,
+    it equals the untrained e5 all-words F1 with the foreign-text penalty, and the score does
+    not move; the signature names its encoder apart from the estimator's blend."""
+    full = XLScorer.offline()
+    assert full.estimator is not None and full.estimator.similarity_weight == 0
+    assert all(r.similarity is None for r in scored["score"] + scored["score,evidence"])
+    e5 = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None, fields="score")
+    want = [r.score for r in e5.score(SOURCES[:3], TRANSLATIONS[:3])]
+    for fields in ("all", "score,similarity"):
+        got = [r.similarity for r in scored[fields][:3]]
+        assert got == pytest.approx(want, abs=1e-6)
+    sig = full.signature()
+    assert "*sim" not in sig.split("|")[1] and "|sim:pack:e5-small@9#" in sig
+    lean = XLScorer(en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score")
+    assert "sim:" not in lean.signature()
 
 
 def test_fields_not_asked_for_are_absent(scored):

@@ -2,13 +2,17 @@
 
 import numpy as np
 import pytest
+from scipy.stats import spearmanr
 
 from xlscore.evaluation.gate import (
     by_category,
     challenge_checks,
+    compare_grouped_spearman,
     compare_scores,
     compare_tags,
     failing_categories,
+    floor_checks,
+    grouped_spearman,
     mcc_of_counts,
     sign_test,
     token_counts,
@@ -138,3 +142,46 @@ def test_failing_categories_names_the_checks_that_fail_from_raw_outcomes():
     assert failing_categories([False] * 3 + [True] * 17, cats, ref) == {"a"}
     # five losses, all in "b": below its floor, and significant there and overall (p = 1/32)
     assert failing_categories([True] * 10 + [False] * 5 + [True] * 5, cats, ref) == {"b", "all"}
+
+
+def test_grouped_spearman_is_the_mean_of_each_groups_spearman():
+    rng = np.random.default_rng(3)
+    human = rng.normal(size=90)
+    metric = human + rng.normal(size=90)
+    metric[:5] = metric[0]  # ties get average ranks, as scipy's
+    groups = ["de"] * 30 + ["zh"] * 60
+    expected = (spearmanr(human[:30], metric[:30])[0] + spearmanr(human[30:], metric[30:])[0]) / 2
+    assert grouped_spearman(groups, human, metric) == pytest.approx(expected)
+    one = grouped_spearman(["x"] * 90, human, metric)
+    assert one == pytest.approx(spearmanr(human, metric)[0])
+
+
+def test_a_single_translation_metric_that_ignores_one_group_is_significantly_worse():
+    rng = np.random.default_rng(4)
+    human = rng.normal(size=400)
+    groups = ["a"] * 200 + ["b"] * 200
+    good = human + rng.normal(scale=0.5, size=400)
+    half = good.copy()
+    half[200:] = rng.normal(size=200)  # knows nothing of group b
+    check = compare_grouped_spearman(groups, human, half, good, n_boot=200)
+    assert check.worse and check.delta.value < -0.2
+    assert check.candidate.value == pytest.approx(grouped_spearman(groups, human, half))
+    assert not compare_grouped_spearman(groups, human, good, half, n_boot=200).worse
+    same = compare_grouped_spearman(groups, human, good, good.copy(), n_boot=50)
+    assert same.delta.value == 0 and not same.worse
+
+
+def test_the_challenge_floor_is_half_of_each_category_and_four_fifths_of_all():
+    won = {"antonym": _outcomes(10, 20), "role_swap": _outcomes(7, 13), "number": _outcomes(17, 17)}
+    checks = floor_checks(won)
+    assert [(c.category, c.won, c.total, c.floor) for c in checks] == [
+        ("antonym", 10, 20, 10),
+        ("role_swap", 7, 13, 7),
+        ("number", 17, 17, 9),
+        ("all", 34, 50, 40),
+    ]
+    assert [c.fails for c in checks] == [False, False, False, True]
+    # one pair fewer than half of a category fails it; the whole set at 80% passes
+    low = floor_checks({"antonym": _outcomes(9, 20), "number": _outcomes(40, 40)})
+    assert [c.fails for c in low] == [True, False, False]
+    assert low[-1].won == 49 and low[-1].floor == 48

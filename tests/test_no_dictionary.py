@@ -111,7 +111,10 @@ def test_untranslated_and_empty_input_without_the_dictionary(no_dictionary):
     assert all("untranslated" in r.flags for r in copied)
     assert all(c.score < r.score for c, r in zip(copied, right))
     empty = scorer.score(src, [good[0], ""])
-    assert "empty" in empty[1].flags and empty[1].score < min(c.score for c in copied)
+    # the lowest score there is, the estimator's floor, which a copy of the source (every word
+    # foreign) reaches too: both rank below every translation
+    assert "empty" in empty[1].flags and empty[1].score == scorer.estimator.floor
+    assert empty[1].score <= min(c.score for c in copied) < min(r.score for r in right)
     with pytest.raises(XLScoreError, match="2 sources but 1 translations"):
         scorer.score(src, [good[0]])
 

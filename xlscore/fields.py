@@ -7,6 +7,11 @@ groups of fields cost extra work and can be left out when nobody reads them:
 * ``"evidence"``: unmatched source words, foreign words, numbers on one side only
   (:mod:`xlscore.metric.evidence`); it needs every translation word looked up in the lexicon
   (anchors).
+* ``"similarity"``: the untrained multilingual similarity of source and translation (the
+  all-words BERTScore F1 of :data:`xlscore.final_score.SIMILARITY_ENCODER`, with the
+  foreign-text penalty), reported beside a score that does not blend it in; it needs that
+  encoder's pass over both sides. An estimator whose file gives the similarity a weight
+  computes it anyway (it is part of the score); without an estimator it is not computed.
 * ``"paper"``: the paper's columns, ``precision``/``recall``/``f1`` and the ``anchors``; they
   need the English encoder's pass over the sources, anchors, the orthogonal map (with
   ``alignment="corpus"`` fitted on the corpus first, a second pass over a large corpus) and
@@ -25,21 +30,23 @@ from collections.abc import Iterable
 from xlscore.errors import XLScoreError
 
 #: every field group, in the order help texts list them
-FIELDS = ("score", "evidence", "paper")
+FIELDS = ("score", "evidence", "similarity", "paper")
 #: the groups a scorer computes unless told otherwise
 ALL = frozenset(FIELDS)
 
 
 def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> frozenset[str]:
     """The field groups to compute: ``fields`` as a comma-separated string or names (``None``
-    or ``"all"``: every group), always with ``"score"``, and with ``"paper"`` when there is no
-    ``estimator`` (the score is then the paper's F1). Unknown names are an error."""
+    or ``"all"``: every group that applies), always with ``"score"``, and with ``"paper"``
+    and without ``"similarity"`` when there is no ``estimator`` (the score is then the paper's
+    F1, and the similarity a field of the estimator's score). Unknown names are an error."""
+    applicable = ALL if estimator else ALL - {"similarity"}
     if fields is None:
-        return ALL
+        return applicable
     names = [f.strip() for f in (fields.split(",") if isinstance(fields, str) else fields)]
     names = [f for f in names if f]
     if names == ["all"]:
-        return ALL
+        return applicable
     unknown = [f for f in names if f not in FIELDS]
     if unknown:
         raise XLScoreError(
@@ -50,4 +57,4 @@ def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> fr
     chosen = {"score", *names}
     if not estimator:
         chosen.add("paper")
-    return frozenset(chosen)
+    return frozenset(chosen) & applicable

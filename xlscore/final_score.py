@@ -1,9 +1,9 @@
-"""How a pair's parts become its ``score``: the quality estimator's prediction with the
-multilingual similarity (the default), or, without an estimator, the paper's F1 blended with
-the candidates' consensus.
+"""How a pair's parts become its ``score``: the quality estimator's prediction (with the
+multilingual similarity blended in when the estimator's file gives it a weight; the default's
+does not), or, without an estimator, the paper's F1 blended with the candidates' consensus.
 
 A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's ``estimator``,
-``consensus`` and Russian encoder ``ru``.
+``consensus``, ``fields`` and Russian encoder ``ru``.
 """
 
 from __future__ import annotations
@@ -73,8 +73,20 @@ class FinalScore:
     if TYPE_CHECKING:  # what this mixin uses of :class:`xlscore.scorer.XLScorer`
         estimator: QualityEstimator | None
         consensus: bool
+        fields: frozenset[str]
         ru: Encoder
         _sim_encoder: Encoder | None
+
+    @property
+    def computes_similarity(self) -> bool:
+        """Whether the scorer runs :data:`SIMILARITY_ENCODER` for the similarity: the
+        estimator's score blends it in (:attr:`~xlscore.estimator.network.EstimatorNetwork.
+        separate_similarity`), or the ``"similarity"`` field asks for it beside the score (not
+        for an estimator that reads its similarity from its own pass)."""
+        est = self.estimator
+        return est is not None and (
+            est.separate_similarity or ("similarity" in self.fields and not est.similarity_depth)
+        )
 
     def finish(
         self,
@@ -116,7 +128,8 @@ class FinalScore:
                 for e, a in zip(estimates, corpus.anchors)
             ]
         else:
-            similarity = self.similarity(corpus) if w else [None] * len(results)
+            computed = self.computes_similarity
+            similarity = self.similarity(corpus) if computed else [None] * len(results)
         findings: list[int | None] = [None] * len(results)
         if b:
             from xlscore.estimator.checks import reliable_findings

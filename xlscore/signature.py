@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xlscore._version import __version__
-from xlscore.fields import FIELDS
+from xlscore.fields import FIELDS, resolve_fields
 from xlscore.final_score import CONSENSUS_WEIGHT
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ class Signature:
 
         def _similarity_encoder(self) -> Encoder: ...
 
+        @property
+        def computes_similarity(self) -> bool: ...
+
     def describe(self) -> dict:
         """Every setting that changes a score (the signature's content)."""
         align = self.alignment_mode
@@ -73,9 +76,7 @@ class Signature:
             "estimator": self.estimator.describe() if self.estimator is not None else None,
             "fields": [f for f in FIELDS if f in self.fields],
             "similarity": (
-                self._similarity_encoder().describe()
-                if self.estimator is not None and self.estimator.separate_similarity
-                else None
+                self._similarity_encoder().describe() if self.computes_similarity else None
             ),
         }
 
@@ -90,7 +91,8 @@ class Signature:
         if self.estimator is not None and self.estimator.meaning_blend:
             est += f"+{self.estimator.meaning_blend:g}*meaning"
         if d["similarity"] is not None and self.estimator is not None:
-            est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
+            if self.estimator.separate_similarity:  # in the score
+                est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
         elif self.estimator is not None and self.estimator.similarity_depth:
             est += (
                 f"+{self.estimator.similarity_weight:g}*sim:pass@{self.estimator.similarity_depth}"
@@ -115,6 +117,15 @@ class Signature:
             f"words:{d['words']}",
             f"tr:{d['translator'].split(':')[0]}",
             f"align:{d['alignment']}",
-            "fields:" + ("all" if set(d["fields"]) == set(FIELDS) else "+".join(d["fields"])),
+            "fields:"
+            + (
+                "all"
+                if set(d["fields"]) == resolve_fields(None, estimator=self.estimator is not None)
+                else "+".join(d["fields"])
+            ),
         ]
+        if d["similarity"] is not None and not (
+            self.estimator is not None and self.estimator.separate_similarity
+        ):  # the similarity field, beside the score
+            parts.append(f"sim:{enc(d['similarity'])}")
         return "|".join(parts)

@@ -196,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="W",
         help="the score becomes the prediction minus W times (1 - the multilingual "
-        "all-words F1 of pack:e5-small); 0: the prediction alone (default; the "
-        "shipped estimator's weight was chosen on validation data)",
+        "all-words F1 of pack:e5-small); 0: the prediction alone (default, as the "
+        "shipped default estimator: the similarity did not earn a place in its score)",
     )
     p.add_argument(
         "--similarity-depth",

@@ -1,7 +1,8 @@
 """A smaller, faster estimator that learns to give the scores a larger one gives.
 
-The default score of a teacher estimator (e.g. ``rtm15-e5s``) costs a 12-layer cross-encoder
-pass over each pair and a second encoder's pass over each side for its similarity. A student
+The score of a teacher estimator (e.g. ``rtm15-e5s``, the default until issue 51) costs a
+12-layer cross-encoder pass over each pair, and with a similarity weight a second encoder's pass
+over each side. A student
 is a cross-encoder on the lowest few layers of the same base (:attr:`Recipe.layers`) that is
 trained to reproduce, in one pass, the teacher's whole score (its estimate, meaning blend and
 similarity part) on the teacher's own scale (:attr:`Recipe.targets` ``"raw"``), and the

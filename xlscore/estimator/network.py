@@ -156,7 +156,7 @@ class EstimatorNetwork:
         return bool(self.similarity_weight) and not self.similarity_depth
 
     def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-e5s#1a2b3c4d@bf16``."""
+        """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-all-e5s#1a2b3c4d@bf16``."""
         d = self.describe()
         return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
 

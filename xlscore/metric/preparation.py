@@ -37,6 +37,9 @@ class CorpusPreparation:
 
         def _similarity_encoder(self) -> Encoder: ...
 
+        @property
+        def computes_similarity(self) -> bool: ...
+
     def _prepare(
         self, sources: list[str], translations: list[str], progress: bool
     ) -> PreparedCorpus:
@@ -66,7 +69,7 @@ class CorpusPreparation:
             return self._prepare(sources, translations, progress)
         enc = self._similarity_encoder()
         translate = "evidence" in self.fields
-        similar = self.estimator is not None and self.estimator.separate_similarity
+        similar = self.computes_similarity
         if similar or (translate and isinstance(self.translator, AlignmentTranslator)):
             src = enc.embed_words(sources, progress=progress)
             mt = enc.embed_words(translations, progress=progress)

@@ -1,0 +1,275 @@
+"""Every set of human judgments of real machine translation the score is judged on (issue 51),
+each read by the fold model that never saw it, and what each part of the score gives on it.
+
+    python experiments/sets.py predict --data-dir ../shared/data --variant rtm15
+
+**Many-systems sets** (several engines' translations of each source; per-segment Kendall tau-b
+averaged over the sources with at least three distinct human scores, and system Kendall): en-ru
+newstest2021 MQM and source-based DA, en-de and zh-en newstest2020 and newstest2021 MQM.
+**Single-translation sets** (Spearman over all translations): WMT22 en-ru QE dev, MLQE-PE
+dev2021 DA (the mean of its seven language pairs' Spearman), WMT19 en-ru IT HTER test. Machine
+translations only.
+
+Which model reads which set: the variant's ``lodo-news`` fold (trained without en-ru newstest2021
+MQM and without the DA rows of its sources) reads en-ru newstest MQM and DA and en-de
+newstest2021 (whose sources are the en-ru newstest sources); its ``lodo-qe22`` fold reads the
+rest. Rows whose English source (letters and digits, lower-cased) is in the fold's training data
+are dropped, so no figure comes from a source the model saw; the variant must be trained on en-ru
+data alone (the other pairs' files are test sets here). The big sets are cut to
+:data:`SOURCES` sources (drawn with a fixed seed among those with three distinct scores) and
+MLQE-PE to :data:`PER_PAIR` rows a pair, so that a variant is read in about a quarter of an hour
+on 2 CPU cores.
+
+``predict`` writes each set's predictions (the sentence head's estimate, the meaning head's raw
+output) to ``results/folds/VARIANT/SET.tsv`` (the newstest and WMT22 folds' own files are the
+exported ``lodo-news.tsv`` and ``lodo-qe22.tsv``), and the parts that do not depend on the model
+— the untrained e5 similarity, the share of foreign words and the reliable check findings — to
+``results/folds/parts/SET.tsv``, so that the rule (:mod:`rule`, which also writes every set's
+table) and the gate run from git alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from _protocol import CACHE, RTM15_FILE, git_file, load_sets, split
+from folds import FOLDS
+
+from xlscore.io.judgments import Judgment, read_judgments, sample_sources
+
+#: sources kept of a many-systems set that has more (seeded draw)
+SOURCES = 250
+#: rows kept of each MLQE-PE pair
+PER_PAIR = 500
+#: the file of the model-independent parts of each set's rows
+PARTS = FOLDS / "parts"
+MQM = "multilingual/mqm.tsv.gz"
+
+
+@dataclass(frozen=True)
+class ValidationSet:
+    """One judged set: its key (file names), label, kind (``systems``: several MT per
+    source; ``single``: one), the protocol fold whose model reads it, and its test rows."""
+
+    key: str
+    label: str
+    kind: str
+    fold: str
+    rows: tuple[Judgment, ...]
+
+    @property
+    def russian(self) -> bool:
+        """Whether the translations are Russian (the scorer's own target language)."""
+        return all(r.lp.endswith("-ru") for r in self.rows)
+
+    @property
+    def groups(self) -> list[str]:
+        """What a single-translation set's Spearman is averaged over (its language pairs)."""
+        return [r.lp for r in self.rows]
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def _distinct3(rows: list[Judgment]) -> list[Judgment]:
+    """The rows of the sources with at least three distinct human scores."""
+    by: dict[str, set[float]] = {}
+    for r in rows:
+        by.setdefault(r.seg_id, set()).add(r.human)
+    return [r for r in rows if len(by[r.seg_id]) >= 3]
+
+
+def _multilingual(data_dir: Path, name: str, lp: str, release: str) -> list[Judgment]:
+    """The machine translations of one pair and release of a multi-pair file."""
+    rows = read_judgments(data_dir / name)
+    return [r for r in rows if r.lp == lp and r.release == release and not r.is_human]
+
+
+def training_sources(sets: dict, fold: str) -> set[str]:
+    """The normalised English sources of a fold's training rows (the en-ru recipe: DA, no IT)."""
+    train, _ = split(sets, fold, use_it=False, it_sample=0, use_da=True)
+    return {_norm(r.source) for rows in train for r in rows}
+
+
+def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[ValidationSet]:
+    """Every validation set (``only``: those keys), each without the rows its fold's model
+    trained on."""
+    sets = load_sets(data_dir)
+    sets["data_dir"] = data_dir
+    seen = {f: training_sources(sets, f) for f in ("lodo-news", "lodo-qe22")}
+    specs: list[tuple[str, str, str, str, Callable[[], list[Judgment]]]] = [
+        ("news", "en-ru newstest2021 MQM", "systems", "lodo-news",
+         lambda: [r for r in sets["news"] if not r.is_human]),
+        ("da", "en-ru newstest2021 DA", "systems", "lodo-news",
+         lambda: [r for r in sets["da"] if not r.is_human]),
+        ("ende20", "en-de newstest2020 MQM", "systems", "lodo-qe22",
+         lambda: _multilingual(data_dir, MQM, "en-de", "newstest2020")),
+        ("ende21", "en-de newstest2021 MQM", "systems", "lodo-news",
+         lambda: _multilingual(data_dir, MQM, "en-de", "newstest2021")),
+        ("zhen20", "zh-en newstest2020 MQM", "systems", "lodo-qe22",
+         lambda: _multilingual(data_dir, MQM, "zh-en", "newstest2020")),
+        ("zhen21", "zh-en newstest2021 MQM", "systems", "lodo-qe22",
+         lambda: _multilingual(data_dir, MQM, "zh-en", "newstest2021")),
+        ("qe22", "WMT22 en-ru dev", "single", "lodo-qe22", lambda: list(sets["qe22"])),
+        ("mlqe", "MLQE-PE dev2021 DA (7 pairs)", "single", "lodo-qe22",
+         lambda: _mlqe(data_dir)),
+        ("it", "WMT19 en-ru IT HTER test", "single", "lodo-qe22", lambda: list(sets["it-test"])),
+    ]  # fmt: skip
+    out = []
+    for key, label, kind, fold, read in specs:
+        if only is not None and key not in only:
+            continue
+        rows = [r for r in read() if _norm(r.source) not in seen[fold]]
+        if kind == "systems":
+            rows = _distinct3(rows)
+            if key not in ("news",):  # newstest's exported fold is read whole
+                rows = sample_sources(rows, SOURCES)
+        out.append(ValidationSet(key, label, kind, fold, tuple(rows)))
+    return out
+
+
+def _mlqe(data_dir: Path) -> list[Judgment]:
+    """MLQE-PE dev2021 DA, :data:`PER_PAIR` rows of each pair (seeded draw), in file order."""
+    import random
+
+    rows = [r for r in read_judgments(data_dir / "multilingual" / "da.tsv.gz")
+            if r.release == "dev2021"]  # fmt: skip
+    out = []
+    for lp in sorted({r.lp for r in rows}):
+        mine = [r for r in rows if r.lp == lp]
+        keep = set(random.Random(1).sample(range(len(mine)), min(PER_PAIR, len(mine))))
+        out += [r for i, r in enumerate(mine) if i in keep]
+    return out
+
+
+# ------------------------------------------------------------------ predictions
+def _fold_file(variant: str, vs: ValidationSet) -> Path:
+    """Where a variant's predictions on a set are kept (the fold's own file for its test set)."""
+    own = {"news": "lodo-news", "qe22": "lodo-qe22"}
+    return FOLDS / variant / f"{own.get(vs.key, vs.key)}.tsv"
+
+
+def predictions(variant: str, vs: ValidationSet) -> tuple[np.ndarray, np.ndarray] | None:
+    """A variant's estimates without the meaning head (what its fold files call ``score``)
+    and the meaning head's raw outputs (zeros without that head) on a set's rows, in their
+    order; ``None`` if not predicted."""
+    f = _fold_file(variant, vs)
+    if not f.exists():
+        return None
+    with open(f, encoding="utf-8", newline="") as fh:
+        got = {(r["seg_id"], r["system"]): r
+               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
+    missing = [(r.seg_id, r.system) for r in vs.rows if (r.seg_id, r.system) not in got]
+    if missing:
+        raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")
+    picked = [got[(r.seg_id, r.system)] for r in vs.rows]
+    base = np.array([float(p["score"]) for p in picked])
+    meaning = np.array([float(p.get("meaning") or 0.0) for p in picked])
+    return base, meaning
+
+
+def cmd_predict(args) -> None:
+    """Each set's predictions of the variant's fold models (as they would ship: compressed)
+    and the model-independent parts."""
+    from distill import teacher
+
+    todo = load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None)
+    for vs in todo:
+        _write_parts(vs)
+        f = _fold_file(args.variant, vs)
+        if f.exists():
+            print(f"{vs.key}: {f} exists")
+            continue
+        cached = CACHE / args.variant / vs.fold / "full.safetensors"
+        if not cached.exists() and (args.variant, vs.fold) != ("rtm15", "lodo-qe22"):
+            raise SystemExit(f"{cached} missing: run estimator.py run --folds {vs.fold} first")
+        # rtm15's leave-WMT22-out fold is the file it shipped (from git)
+        est = teacher(args.variant, vs.fold, git_file(*RTM15_FILE))
+        est.meaning_blend = 0.0  # the fold files' ``score``: the meaning head apart
+        res = est.estimate([r.source for r in vs.rows], [r.translation for r in vs.rows],
+                           progress=True)  # fmt: skip
+        f.parent.mkdir(parents=True, exist_ok=True)
+        lines = ["seg_id\tsystem\tscore\twords\tmeaning"]
+        lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t\t{e.meaning:.6f}"
+                  for r, e in zip(vs.rows, res, strict=True)]  # fmt: skip
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"{vs.key}: {len(vs.rows)} predictions of {args.variant}/{vs.fold} -> {f}")
+
+
+def _write_parts(vs: ValidationSet) -> None:
+    """The untrained e5 similarity (with the foreign-word penalty), the foreign-word share and
+    the reliable check findings of each row of a set, once."""
+    from estimator import _e5_all
+
+    from xlscore.estimator.checks import reliable_findings
+
+    f = PARTS / f"{vs.key}.tsv"
+    if f.exists():
+        return
+    res = _e5_all().score([r.source for r in vs.rows], [r.translation for r in vs.rows],
+                          progress=True)  # fmt: skip
+    lines = ["seg_id\tsystem\tsimilarity\tf1\tforeign\tfindings"]
+    lines += [f"{r.seg_id}\t{r.system}\t{x.score:.6f}\t{x.f1:.6f}\t{x.foreign:.6f}\t"
+              f"{reliable_findings(r.source, r.translation)}"
+              for r, x in zip(vs.rows, res, strict=True)]  # fmt: skip
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The model-independent parts of a set's rows, in their order: the similarity with the
+    foreign-word penalty, the share of foreign words, the reliable check findings."""
+
+    similarity: np.ndarray
+    foreign: np.ndarray
+    findings: np.ndarray
+
+
+def parts(vs: ValidationSet) -> Parts:
+    """:func:`_write_parts`'s file read back for a set's rows. The foreign-word share and the
+    checks are rules about Russian: on a set whose translations are in another language
+    (en-de, zh-en, MLQE-PE's pairs) every word would be "foreign" and the Russian negation
+    "missing", so there they are off — no foreign share, no findings, the similarity
+    unpenalised — as they would be in a scorer for that language."""
+    f = PARTS / f"{vs.key}.tsv"
+    if not f.exists():
+        raise SystemExit(f"{f} missing: run python experiments/sets.py predict first")
+    with open(f, encoding="utf-8", newline="") as fh:
+        got = {(r["seg_id"], r["system"]): r
+               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
+    try:
+        picked = [got[(r.seg_id, r.system)] for r in vs.rows]
+    except KeyError as err:
+        raise SystemExit(f"{f}: no row {err}") from None
+    col = lambda c, t: np.array([t(p[c]) for p in picked])
+    if vs.russian:
+        return Parts(col("similarity", float), col("foreign", float), col("findings", int))
+    zero = np.zeros(len(picked))
+    return Parts(col("f1", float), zero, zero.astype(int))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=["predict"])
+    ap.add_argument("--data-dir", required=True, type=Path)
+    ap.add_argument("--variant", default="rtm15")
+    ap.add_argument("--sets", default="", help="only these set keys, by commas")
+    args = ap.parse_args()
+    exported, cached = FOLDS / args.variant / "config.json", CACHE / args.variant / "config.json"
+    cfg = json.loads((exported if exported.exists() else cached).read_text())
+    if cfg.get("multilingual"):
+        raise SystemExit(f"{args.variant} trained on other pairs' files: they are test sets here")
+    cmd_predict(args)
+
+
+if __name__ == "__main__":
+    main()
