@@ -220,16 +220,14 @@ def main() -> int:
     qe22 = [list(d.set.rows) for d in ref_data if d.set.key == "qe22"]
     word = latin = None
     if qe22 and data:
-        tag_rows, mine_tags = word_tags(
-            args.data_dir, args.candidate, ships.span_threshold, qe22[0]
-        )
+        rows_, cand_tags = word_tags(args.data_dir, args.candidate, ships.span_threshold, qe22[0])
         _, ref_tags = word_tags(args.data_dir, ref.folds or "", ref_ships.span_threshold, qe22[0])
-    if qe22 and data and mine_tags is not None and ref_tags is not None:
-        gold = [t.gold for t in tag_rows]
-        word = compare_tags(gold, mine_tags, ref_tags, n_boot=args.boot)
-        latin = compare_tags(gold, mine_tags, folds.latin_tags(tag_rows), n_boot=args.boot)
-        if word.worse:
-            problems.append(f"word MCC on the WMT22 dev tags significantly below {REFERENCE}'s")
+        if cand_tags is not None and ref_tags is not None:
+            gold = [t.gold for t in rows_]
+            word = compare_tags(gold, cand_tags, ref_tags, n_boot=args.boot)
+            latin = compare_tags(gold, cand_tags, folds.latin_tags(rows_), n_boot=args.boot)
+            if word.worse:
+                problems.append(f"word MCC on the WMT22 dev tags significantly below {REFERENCE}'s")
 
     won: dict[str, dict[str, list[bool]]] = {}
     if args.file is not None:

@@ -264,16 +264,13 @@ def main() -> None:
         "\n".join(intro + lines),
         title="The rule for every part of the score",
     )
-    cmd_table(args, data, blend)
+    write_sets(args.variant, data, blend)
 
 
-def cmd_table(args, data: list[SetData] | None = None, blend: Blend | None = None) -> None:
-    """``results/sets-VARIANT.md``: the default as shipped, its parts alone, and the rule's
-    blend (when given), on every set."""
-    data = data or load_data(args.data_dir, args.variant)
-    columns: dict[str, Blend | None] = {}
-    if blend is not None:
-        columns[f"the rule's blend ({blend})"] = blend
+def write_sets(variant: str, data: list[SetData], blend: Blend) -> None:
+    """``results/sets-VARIANT.md``: the rule's blend, the previous default as shipped and its
+    parts alone, on every set."""
+    columns: dict[str, Blend | None] = {f"the rule's blend ({blend})": blend}
     columns.update(
         {
             "default as shipped (0.02 meaning, 5 sim, 0.25 checks)": SHIPPED_BLEND,
@@ -284,14 +281,14 @@ def cmd_table(args, data: list[SetData] | None = None, blend: Blend | None = Non
         }
     )
     body = [
-        f"Variant `{args.variant}`: each set read by the fold model that never saw it "
+        f"Variant `{variant}`: each set read by the fold model that never saw it "
         "(`experiments/sets.py`: en-ru newstest MQM and DA and en-de newstest2021 by the "
         "leave-newstest-out model, the rest by the leave-WMT22-out model); machine translations "
         "only; per-segment Kendall over the sources with at least three distinct human scores.",
         "",
         *sets_table(data, columns),
     ]
-    write_markdown(f"sets-{args.variant}", "\n".join(body), title="Agreement on every judged set")
+    write_markdown(f"sets-{variant}", "\n".join(body), title="Agreement on every judged set")
 
 
 if __name__ == "__main__":

@@ -80,9 +80,9 @@ class FinalScore:
     @property
     def computes_similarity(self) -> bool:
         """Whether the scorer runs :data:`SIMILARITY_ENCODER` for the similarity: the
-        estimator's score blends it in (:attr:`~xlscore.estimator.network.EstimatorNetwork.
-        separate_similarity`), or the ``"similarity"`` field asks for it beside the score (not
-        for an estimator that reads its similarity from its own pass)."""
+        estimator's score blends it in (its ``separate_similarity``), or the ``"similarity"``
+        field asks for it beside the score (not for an estimator that reads its similarity from
+        its own pass)."""
         est = self.estimator
         return est is not None and (
             est.separate_similarity or ("similarity" in self.fields and not est.similarity_depth)
