@@ -40,6 +40,7 @@ import folds
 from _protocol import CACHE, RTM15_FILE, git_file
 from _results import code_digest, write_markdown
 from rule import Blend, SetData, load_data, mean_of
+from sets import load_validation_sets
 
 from xlscore.errors import ModelError
 from xlscore.estimator.model import read_metadata
@@ -181,12 +182,13 @@ def main() -> int:
     ships = shipping(args.file) if args.file else Shipping(Blend(), None)
     (ref,) = [r for r in REFERENCES if r.name == REFERENCE]
     ref_ships = shipping(reference_file(ref))
+    judged = load_validation_sets(args.data_dir)  # read once for both models
     try:
-        data = load_data(args.data_dir, args.candidate)
+        data = load_data(args.data_dir, args.candidate, judged)
     except SystemExit as err:
         incomplete.append(str(err))
         data = []
-    ref_data: list[SetData] = load_data(args.data_dir, ref.folds) if ref.folds else []
+    ref_data: list[SetData] = load_data(args.data_dir, ref.folds, judged) if ref.folds else []
 
     rows = []
     cand_figs, ref_figs = [], []

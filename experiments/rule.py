@@ -119,10 +119,13 @@ class SetData:
         return compare_grouped_spearman(self.set.groups, hum, a, b, n_boot=n_boot)
 
 
-def load_data(data_dir: Path, variant: str) -> list[SetData]:
-    """Every set with the variant's predictions (``SystemExit`` naming a set not predicted)."""
+def load_data(
+    data_dir: Path, variant: str, sets: list[ValidationSet] | None = None
+) -> list[SetData]:
+    """Every set (``sets``: those already read) with the variant's predictions
+    (``SystemExit`` naming a set not predicted)."""
     out = []
-    for vs in load_validation_sets(data_dir):
+    for vs in sets if sets is not None else load_validation_sets(data_dir):
         got = predictions(variant, vs)
         if got is None:
             raise SystemExit(

@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
+import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -87,9 +89,8 @@ def _distinct3(rows: list[Judgment]) -> list[Judgment]:
     return [r for r in rows if len(by[r.seg_id]) >= 3]
 
 
-def _multilingual(data_dir: Path, name: str, lp: str, release: str) -> list[Judgment]:
-    """The machine translations of one pair and release of a multi-pair file."""
-    rows = read_judgments(data_dir / name)
+def _of(rows: list[Judgment], lp: str, release: str) -> list[Judgment]:
+    """The machine translations of one pair and release of a multi-pair file's rows."""
     return [r for r in rows if r.lp == lp and r.release == release and not r.is_human]
 
 
@@ -105,19 +106,20 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
     sets = load_sets(data_dir)
     sets["data_dir"] = data_dir
     seen = {f: training_sources(sets, f) for f in ("lodo-news", "lodo-qe22")}
+    mqm = functools.cache(lambda: read_judgments(data_dir / MQM))  # read once, if at all
     specs: list[tuple[str, str, str, str, Callable[[], list[Judgment]]]] = [
         ("news", "en-ru newstest2021 MQM", "systems", "lodo-news",
          lambda: [r for r in sets["news"] if not r.is_human]),
         ("da", "en-ru newstest2021 DA", "systems", "lodo-news",
          lambda: [r for r in sets["da"] if not r.is_human]),
         ("ende20", "en-de newstest2020 MQM", "systems", "lodo-qe22",
-         lambda: _multilingual(data_dir, MQM, "en-de", "newstest2020")),
+         lambda: _of(mqm(), "en-de", "newstest2020")),
         ("ende21", "en-de newstest2021 MQM", "systems", "lodo-news",
-         lambda: _multilingual(data_dir, MQM, "en-de", "newstest2021")),
+         lambda: _of(mqm(), "en-de", "newstest2021")),
         ("zhen20", "zh-en newstest2020 MQM", "systems", "lodo-qe22",
-         lambda: _multilingual(data_dir, MQM, "zh-en", "newstest2020")),
+         lambda: _of(mqm(), "zh-en", "newstest2020")),
         ("zhen21", "zh-en newstest2021 MQM", "systems", "lodo-qe22",
-         lambda: _multilingual(data_dir, MQM, "zh-en", "newstest2021")),
+         lambda: _of(mqm(), "zh-en", "newstest2021")),
         ("qe22", "WMT22 en-ru dev", "single", "lodo-qe22", lambda: list(sets["qe22"])),
         ("mlqe", "MLQE-PE dev2021 DA (7 pairs)", "single", "lodo-qe22",
          lambda: _mlqe(data_dir)),
@@ -130,7 +132,7 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
         rows = [r for r in read() if _norm(r.source) not in seen[fold]]
         if kind == "systems":
             rows = _distinct3(rows)
-            if key not in ("news",):  # newstest's exported fold is read whole
+            if key != "news":  # newstest's exported fold is read whole
                 rows = sample_sources(rows, SOURCES)
         out.append(ValidationSet(key, label, kind, fold, tuple(rows)))
     return out
@@ -138,8 +140,6 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
 
 def _mlqe(data_dir: Path) -> list[Judgment]:
     """MLQE-PE dev2021 DA, :data:`PER_PAIR` rows of each pair (seeded draw), in file order."""
-    import random
-
     rows = [r for r in read_judgments(data_dir / "multilingual" / "da.tsv.gz")
             if r.release == "dev2021"]  # fmt: skip
     out = []
@@ -157,6 +157,18 @@ def _fold_file(variant: str, vs: ValidationSet) -> Path:
     return FOLDS / variant / f"{own.get(vs.key, vs.key)}.tsv"
 
 
+def _rows_of(f: Path, vs: ValidationSet) -> list[dict]:
+    """The lines of a per-row TSV (``seg_id``, ``system``, …) for a set's rows, in their order
+    (``SystemExit`` naming the first row it lacks)."""
+    with open(f, encoding="utf-8", newline="") as fh:
+        got = {(r["seg_id"], r["system"]): r
+               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
+    missing = [(r.seg_id, r.system) for r in vs.rows if (r.seg_id, r.system) not in got]
+    if missing:
+        raise SystemExit(f"{f}: no row for {missing[0]} ({len(missing)} missing)")
+    return [got[(r.seg_id, r.system)] for r in vs.rows]
+
+
 def predictions(variant: str, vs: ValidationSet) -> tuple[np.ndarray, np.ndarray] | None:
     """A variant's estimates without the meaning head (what its fold files call ``score``)
     and the meaning head's raw outputs (zeros without that head) on a set's rows, in their
@@ -164,13 +176,7 @@ def predictions(variant: str, vs: ValidationSet) -> tuple[np.ndarray, np.ndarray
     f = _fold_file(variant, vs)
     if not f.exists():
         return None
-    with open(f, encoding="utf-8", newline="") as fh:
-        got = {(r["seg_id"], r["system"]): r
-               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
-    missing = [(r.seg_id, r.system) for r in vs.rows if (r.seg_id, r.system) not in got]
-    if missing:
-        raise SystemExit(f"{f}: no prediction for {missing[0]} ({len(missing)} missing)")
-    picked = [got[(r.seg_id, r.system)] for r in vs.rows]
+    picked = _rows_of(f, vs)
     base = np.array([float(p["score"]) for p in picked])
     meaning = np.array([float(p.get("meaning") or 0.0) for p in picked])
     return base, meaning
@@ -243,13 +249,7 @@ def parts(vs: ValidationSet) -> Parts:
     f = PARTS / f"{vs.key}.tsv"
     if not f.exists():
         raise SystemExit(f"{f} missing: run python experiments/sets.py predict first")
-    with open(f, encoding="utf-8", newline="") as fh:
-        got = {(r["seg_id"], r["system"]): r
-               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
-    try:
-        picked = [got[(r.seg_id, r.system)] for r in vs.rows]
-    except KeyError as err:
-        raise SystemExit(f"{f}: no row {err}") from None
+    picked = _rows_of(f, vs)
     col = lambda c, t: np.array([t(p[c]) for p in picked])
     if vs.russian:
         return Parts(col("similarity", float), col("foreign", float), col("findings", int))
