@@ -2,6 +2,7 @@
 each read by the fold model that never saw it, and what each part of the score gives on it.
 
     python experiments/sets.py predict --data-dir ../shared/data --variant rtm15
+    python experiments/sets.py findings --data-dir ../shared/data   # after a change to the checks
 
 **Many-systems sets** (several engines' translations of each source; per-segment Kendall tau-b
 averaged over the sources with at least three distinct human scores, and system Kendall): en-ru
@@ -200,14 +201,22 @@ def cmd_predict(args) -> None:
         # rtm15's leave-WMT22-out fold is the file it shipped (from git)
         est = teacher(args.variant, vs.fold, git_file(*RTM15_FILE))
         est.meaning_blend = 0.0  # the fold files' ``score``: the meaning head apart
-        res = est.estimate([r.source for r in vs.rows], [r.translation for r in vs.rows],
-                           progress=True)  # fmt: skip
-        f.parent.mkdir(parents=True, exist_ok=True)
-        lines = ["seg_id\tsystem\tscore\twords\tmeaning"]
-        lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t\t{e.meaning:.6f}"
-                  for r, e in zip(vs.rows, res, strict=True)]  # fmt: skip
-        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"{vs.key}: {len(vs.rows)} predictions of {args.variant}/{vs.fold} -> {f}")
+        predict_set(est, args.variant, vs)
+
+
+def predict_set(est, variant: str, vs: ValidationSet) -> Path:
+    """Write an estimator's predictions on a set's rows (the estimate with its meaning head
+    apart, and that head's raw output) as ``variant``'s file of that set."""
+    res = est.estimate([r.source for r in vs.rows], [r.translation for r in vs.rows],
+                       progress=True)  # fmt: skip
+    f = _fold_file(variant, vs)
+    f.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["seg_id\tsystem\tscore\twords\tmeaning"]
+    lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t\t{e.meaning:.6f}"
+              for r, e in zip(vs.rows, res, strict=True)]  # fmt: skip
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{vs.key}: {len(vs.rows)} predictions of {variant}/{vs.fold} -> {f}")
+    return f
 
 
 def _write_parts(vs: ValidationSet) -> None:
@@ -228,6 +237,29 @@ def _write_parts(vs: ValidationSet) -> None:
               for r, x in zip(vs.rows, res, strict=True)]  # fmt: skip
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def cmd_findings(args) -> None:
+    """The check findings of every set's parts file counted again with today's checks (the
+    rest of each file is kept: it does not depend on them)."""
+    from xlscore.estimator.checks import reliable_findings
+
+    for vs in load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None):
+        f = PARTS / f"{vs.key}.tsv"
+        lines = f.read_text(encoding="utf-8").splitlines()
+        rows = {(r.seg_id, r.system): r for r in vs.rows}
+        changed = 0
+        out = [lines[0]]
+        for line in lines[1:]:
+            cols = line.split("\t")
+            r = rows.get((cols[0], cols[1]))
+            if r is not None:
+                now = str(reliable_findings(r.source, r.translation))
+                changed += now != cols[5]
+                cols[5] = now
+            out.append("\t".join(cols))
+        f.write_text("\n".join(out) + "\n", encoding="utf-8")
+        print(f"{vs.key}: {changed} of {len(lines) - 1} rows' findings changed")
 
 
 @dataclass(frozen=True)
@@ -259,7 +291,7 @@ def parts(vs: ValidationSet) -> Parts:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("command", choices=["predict"])
+    ap.add_argument("command", choices=["predict", "findings"])
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("--variant", default="rtm15")
     ap.add_argument("--sets", default="", help="only these set keys, by commas")
@@ -268,7 +300,7 @@ def main() -> None:
     cfg = json.loads((exported if exported.exists() else cached).read_text())
     if cfg.get("multilingual"):
         raise SystemExit(f"{args.variant} trained on other pairs' files: they are test sets here")
-    cmd_predict(args)
+    (cmd_findings if args.command == "findings" else cmd_predict)(args)
 
 
 if __name__ == "__main__":

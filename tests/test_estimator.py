@@ -553,6 +553,31 @@ def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_p
     assert np.allclose(again.predict(WORDS_EN, WORDS_RU), pred, atol=1e-6)
 
 
+def test_layer_decay_slows_lower_layers_and_a_frozen_start_trains_the_heads_first(unigram_dir):
+    from xlscore.estimator.training import _param_groups
+
+    est = QualityEstimator(str(unigram_dir), recipe=replace(RECIPE, layer_decay=0.5))
+    est._trainable()
+    groups = _param_groups(est.model, est.model.head_modules(), est.recipe)
+    body = [g for g in groups if g["body"]]
+    top = [g["lr"] for g in body]
+    assert top == sorted(top, reverse=True) and top[0] == RECIPE.lr
+    assert top[1] == pytest.approx(RECIPE.lr * 0.5)
+    assert sum(len(g["params"]) for g in groups) == sum(
+        p.requires_grad for p in est.model.parameters()
+    )
+    # all of the first epoch frozen: the encoder keeps its weights, the heads learn
+    frozen = QualityEstimator(
+        str(unigram_dir), recipe=replace(RECIPE, epochs=1.0, frozen_start=0.99), precision="fp32"
+    )
+    before = {k: v.detach().clone() for k, v in frozen.model.named_parameters()}
+    frozen.fit(_data())
+    after = dict(frozen.model.named_parameters())
+    layers = [k for k in before if k.startswith("encoder.encoder.layer.")]
+    assert layers and all(torch.equal(before[k], after[k]) for k in layers)
+    assert any(not torch.equal(before[k], after[k]) for k in before if k.startswith("head."))
+
+
 def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir, tmp_path):
     from xlscore.estimator.crossencoder import EVIDENCE, word_evidence
 

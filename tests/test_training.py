@@ -404,6 +404,8 @@ def test_batches_draw_each_set_its_share_and_keep_sources_together():
 def test_new_recipe_settings_are_checked_and_old_files_keep_their_meaning():
     for bad in (
         {"freeze_layers": -1},
+        {"layer_decay": 0.0},
+        {"frozen_start": 5.0},
         {"enru_weight": 0},
         {"balance": 1.5},
         {"head_hidden": -2},

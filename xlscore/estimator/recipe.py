@@ -39,6 +39,8 @@ class Recipe:
     enru_weight: float = 1.0
     balance: float = 1.0
     freeze_layers: int = 0
+    layer_decay: float = 1.0
+    frozen_start: float = 0.0
     head_hidden: int = 0
     da_regression: bool = False
     seed: int = 0
@@ -78,6 +80,11 @@ class Recipe:
             ),
             (self.max_length >= 16, "max_length must be at least 16"),
             (self.freeze_layers >= 0, "freeze_layers must not be negative"),
+            (0 < self.layer_decay <= 1, "layer_decay is a factor per layer in (0, 1]"),
+            (
+                0 <= self.frozen_start < self.epochs,
+                "frozen_start is a share of the first epoch, less than epochs",
+            ),
             (self.enru_weight > 0, "enru_weight must be positive"),
             (0 <= self.balance <= 1, "balance is an exponent in [0, 1]"),
             (self.head_hidden >= 0, "head_hidden must not be negative (0: a linear head)"),

@@ -22,7 +22,9 @@
   With a word head (``word_weight`` > 0), a cross-entropy over the translation's pieces (OK /
   minor / major error) is added: the raters' error spans where they exist, the corrupted
   characters of each corruption.
-* **Loop.** AdamW, linear warm-up and decay, gradients clipped at 1, bfloat16 autocast where
+* **Loop.** AdamW, linear warm-up and decay (with ``layer_decay`` < 1 each encoder layer's
+  rate is the one above it times that factor; for the first ``frozen_start`` of an epoch only
+  the heads learn: COMET's recipe), gradients clipped at 1, bfloat16 autocast where
   the processor computes in bfloat16. A checkpoint (one safetensors file, its state in the metadata)
   is written every ``checkpoint_every`` steps; a run started again with the same checkpoint path
   continues from it with the same batches.
@@ -204,22 +206,17 @@ def train_loop(
 
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)
-    head_ids = {id(p) for p in head.parameters()}
-    body = [p for p in model.parameters() if p.requires_grad and id(p) not in head_ids]
-    opt = torch.optim.AdamW(
-        [
-            {"params": body, "lr": recipe.lr},
-            {"params": list(head.parameters()), "lr": recipe.head_lr},
-        ],
-        weight_decay=recipe.weight_decay,
-    )
+    opt = torch.optim.AdamW(_param_groups(model, head, recipe), weight_decay=recipe.weight_decay)
     # the run's length in steps: ``epochs`` times the first epoch's number of batches (later
     # epochs may have a few batches more or less, so the last one can spill over a little)
     per_epoch = len(batches_for_epoch(0))
     total = max(1, math.ceil(per_epoch * recipe.epochs))
     warm = max(1, int(recipe.warmup * total))
+    frozen = math.ceil(recipe.frozen_start * per_epoch)  # steps in which only the heads learn
 
-    def factor(step: int) -> float:
+    def factor(step: int, body: bool) -> float:
+        if body and step < frozen:
+            return 0.0
         return (step + 1) / warm if step < warm else max(0.0, (total - step) / max(1, total - warm))
 
     log, step = TrainingLog(), 0
@@ -247,7 +244,7 @@ def train_loop(
             if step >= total:
                 break
             for g in opt.param_groups:
-                g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step)
+                g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step, g.get("body", True))
             inputs, targets = collate(b)
             with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
                 out = model(*inputs, parts=True) if with_meaning else model(*inputs)
@@ -276,6 +273,29 @@ def train_loop(
     model.eval()
     log.steps, log.seconds = step, time.time() - start
     return log
+
+
+def _param_groups(model: torch.nn.Module, head: torch.nn.Module, recipe: Recipe) -> list[dict]:
+    """The optimizer's parameter groups: the heads at ``recipe.head_lr``; the encoder at
+    ``recipe.lr``, or with ``layer_decay`` < 1 one group per transformer layer, each layer's rate
+    that of the layer above times ``layer_decay`` (the top layer at ``lr``)."""
+    from xlscore.estimator.network import layer_of
+
+    head_ids = {id(p) for p in head.parameters()}
+    body = [(n, p) for n, p in model.named_parameters()
+            if p.requires_grad and id(p) not in head_ids]  # fmt: skip
+    heads = {"params": list(head.parameters()), "lr": recipe.head_lr, "body": False}
+    if recipe.layer_decay == 1.0:
+        return [{"params": [p for _, p in body], "lr": recipe.lr, "body": True}, heads]
+    where = {n: layer[0] for n, _ in body if (layer := layer_of(n)) is not None}
+    top = max(where.values(), default=0)
+    depth: dict[int, list] = {}
+    for n, p in body:  # parameters outside the layers learn at the top rate
+        depth.setdefault(top - where.get(n, top), []).append(p)
+    return [
+        {"params": ps, "lr": recipe.lr * recipe.layer_decay**d, "body": True}
+        for d, ps in sorted(depth.items())
+    ] + [heads]
 
 
 def _pair(out) -> tuple:
