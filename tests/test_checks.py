@@ -23,6 +23,10 @@ NUMBERS_OK = [
     ("The company employs 40,000 people.", "В компании работают 40\u00a0000 человек."),
     ("The company employs 40,000 people.", "В компании работают 40\u202f000 человек."),
     ("The company employs 40 000 people.", "В компании работают 40 тысяч человек."),
+    ("Prices rose to 1,250 dollars.", "Цены выросли до 1250 долларов."),
+    ("It weighs 1,250 kg.", "Он весит 1 250 кг."),
+    ("It costs 1,250,000 dollars.", "Это стоит 1,250,000 долларов."),
+    ("Growth was 3,5 percent.", "Рост составил 3,5 процента."),
     ("Inflation reached 1.2 percent.", "Инфляция достигла 1,2 процента."),
     ("Inflation reached 1.2%.", "Инфляция достигла 1,2 %."),
     ("The deal is worth $2.5bn.", "Сделка стоит 2,5 млрд долларов."),
@@ -78,7 +82,16 @@ NUMBERS_WRONG = [
     ("The train leaves at 7:45.", "Поезд отправляется в 8:45.", "8:45"),
     ("COVID-19 cases are rising.", "Число случаев COVID-20 растёт.", "COVID-20"),
     ("It was built in 2015.", "Его построили в 2016 году.", "2016"),
+    ("Prices rose 3.5 percent.", "Цены выросли на 35 процентов.", "35"),
+    ("Prices rose to 1,250 dollars.", "Цены выросли до 1,25 доллара.", "1,25"),
 ]
+
+
+def test_a_calqued_thousands_comma_is_one_finding_at_the_calque():
+    # English 1,250 is 1250; in Russian a comma is the decimal mark, so 1,250 reads as 1.25
+    fs = found("Prices rose to 1,250 dollars.", "Цены выросли до 1,250 долларов.", "number")
+    assert len(fs) == 1 and fs[0].span == (16, 21)
+    assert "is 1.25 to a Russian reader" in fs[0].message and "1 250" in fs[0].message
 
 
 @pytest.mark.parametrize(("source", "translation", "pointed"), NUMBERS_WRONG)

@@ -2,7 +2,7 @@
 
 from xlscore.encoders.words import split_words
 from xlscore.metric.anchors import find_anchors
-from xlscore.metric.evidence import Evidence, gather
+from xlscore.metric.evidence import Evidence, gather, number_evidence
 
 LEX = {"музей": {"museum"}, "откроется": {"open"}, "понедельник": {"monday"}, "шторма": {"storm"}}
 
@@ -31,7 +31,7 @@ def _evidence(src: str, mt: str) -> Evidence:
             }
         ),
     )
-    return gather(s, m, anchors)
+    return gather(s, m, anchors, number_evidence(src, mt))
 
 
 def test_unmatched_content_words_are_omission_candidates():
@@ -49,6 +49,13 @@ def test_foreign_words_and_numbers_are_listed():
     )
     assert ev.foreign_words == ("at", "said")
     assert ev.numbers_missing == ("10",) and ev.numbers_added == ("11",)
-    # a number repeated on one side only counts once per extra occurrence
-    ev = _evidence("7 of 7", "7 из 7 и 7")
-    assert ev.numbers_added == ("7",) and ev.numbers_missing == ()
+    # numbers are values, each side read in its language (issue 52): English 1,250 is Russian
+    # 1250, 1 250 or 1\u00a0250, English 3.5 Russian 3,5; a Russian 1,250 is 1.25
+    src = "Sales rose 3.5 percent to 1,250 dollars."
+    for good in ("1250", "1 250", "1\u00a0250"):
+        ev = _evidence(src, f"Продажи выросли на 3,5 процента до {good} долларов.")
+        assert ev.numbers_missing == () and ev.numbers_added == (), good
+    ev = _evidence(src, "Продажи выросли на 3,5 процента до 1,250 долларов.")
+    assert ev.numbers_missing == () and ev.numbers_added == ("1,250",)
+    ev = _evidence(src, "Продажи выросли на 35 процентов до 1250 долларов.")
+    assert ev.numbers_missing == ("3.5",) and ev.numbers_added == ("35",)

@@ -89,8 +89,16 @@ def test_bad_rows_are_flagged_with_file_and_line(tmp_path):
     assert "line 7: a JSON line must be an object" in problems[6]
     assert read_all(plan_units([path]), allow_empty=True)[5][4] is None
     tsv = tmp_path / "bad.tsv"
-    tsv.write_text("source\ttranslation\na\tб\nonly one field\n", encoding="utf-8")
-    assert "line 3: 1 fields where the header has 2" in read_all(plan_units([tsv]))[1][4]
+    tsv.write_text("source\ttranslation\na\tб\nonly one field\na\tб\x00\n", encoding="utf-8")
+    rows = read_all(plan_units([tsv]))
+    assert "line 3: 1 fields where the header has 2" in rows[1][4]
+    assert "line 4: byte 0x00 at character 4: the file looks like UTF-16" in rows[2][4]
+    # a UTF-16 file is refused whole, with or without its byte-order mark
+    for name, data in (("a.tsv", "source\ttranslation\n".encode("utf-16-le")),
+                       ("b.tsv", "source\ttranslation\n".encode("utf-16"))):  # fmt: skip
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(InputError, match=f"{name}, line 1: .*UTF-16"):
+            plan_units([tmp_path / name])
 
 
 def test_whole_file_problems_are_errors_before_any_work(tmp_path):

@@ -329,3 +329,25 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     with pytest.raises(InputError, match="4 sources but 3 translations"):
         scorer.score([r["source"] for r in rows], [r["translation"] for r in rows][:3])
     assert len(calls) == 1
+
+
+def test_the_default_score_hardly_depends_on_the_chunk_and_not_on_threads():
+    """What docs/cli.md promises (issue 52): other chunk sizes agree to within 1e-6 (float
+    rounding, far below the four printed decimals); the thread count changes nothing."""
+    import torch
+
+    scorer = offline_scorer(fields="score")
+    src, engines = _engines(4)
+
+    def scores(chunk: int) -> np.ndarray:
+        out = scorer.iter_score(src, engines, chunk_size=chunk)
+        return np.array([[by[e].score for e in engines] for _, by in out])
+
+    whole = scores(10_000)
+    assert np.abs(scores(5) - whole).max() <= 1e-6
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        assert np.array_equal(scores(10_000), whole)
+    finally:
+        torch.set_num_threads(threads)

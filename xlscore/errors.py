@@ -31,6 +31,14 @@ class InputError(XLScoreError, ValueError):
         super().__init__(where + problem)
 
 
+class OutputError(XLScoreError, OSError):
+    """An output file that cannot be written; names it."""
+
+    def __init__(self, problem: str, *, path: str | PathLike) -> None:
+        self.problem, self.path = problem, str(path)
+        super().__init__(f"{self.path}: {problem}")
+
+
 class ModelError(XLScoreError):
     """A model or pack that cannot be found or loaded."""
 

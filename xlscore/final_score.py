@@ -8,7 +8,7 @@ A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's ``estimat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -93,16 +93,21 @@ class FinalScore:
         corpus: PreparedCorpus,
         results: Sequence[ScoreResult],
         groups: Iterable[Sequence[int]],
+        on_pairs: Callable[[int], None] | None = None,
     ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
         prediction when the scorer has one, else F1 blended with the consensus of each group
-        of candidates of one source (``groups``: their positions) when consensus is on."""
+        of candidates of one source (``groups``: their positions) when consensus is on.
+        ``on_pairs``: told how many pairs each estimator pass has read."""
         if self.estimator is None:
             return self.blend_consensus(corpus, results, groups)
-        return self.apply_estimator(corpus, results)
+        return self.apply_estimator(corpus, results, on_pairs)
 
     def apply_estimator(
-        self, corpus: PreparedCorpus, results: Sequence[ScoreResult]
+        self,
+        corpus: PreparedCorpus,
+        results: Sequence[ScoreResult],
+        on_pairs: Callable[[int], None] | None = None,
     ) -> list[ScoreResult]:
         """``results`` with ``estimate`` (the estimator's prediction), its ``adequacy`` part,
         the predicted ``error_spans`` and ``score``. For an estimator with a
@@ -120,7 +125,7 @@ class FinalScore:
         b = self.estimator.check_weight
         sources, seen = corpus.texts()
         translations = corpus.given or seen
-        estimates = self.estimator.estimate(sources, translations, checked=True)
+        estimates = self.estimator.estimate(sources, translations, checked=True, on_pairs=on_pairs)
         similarity: Sequence[float | None]
         if self.estimator.similarity_depth:  # the estimator's own pass gave it
             similarity = [

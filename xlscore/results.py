@@ -146,6 +146,21 @@ def rank_order(results: Sequence[ScoreResult]) -> list[int]:
 Values = TypeVar("Values", float, np.ndarray)
 
 
+def is_empty(r: ScoreResult) -> bool:
+    """Whether a result is that of an empty translation or source (scored at the floor)."""
+    return "empty" in r.flags or "empty_source" in r.flags
+
+
+def empty_cost(scores: Sequence[float], empty: Sequence[bool]) -> float:
+    """How much the empty segments lower a mean: the mean over the segments that are not
+    empty minus the mean over all (0 without empty segments; the whole mean when all are)."""
+    if not any(empty):
+        return 0.0
+    kept = [s for s, e in zip(scores, empty, strict=True) if not e]
+    mean = sum(scores) / len(scores)
+    return (sum(kept) / len(kept) if kept else mean) - mean
+
+
 def penalised(f1: Values, foreign: Values, floor: float) -> Values:
     """Move F1 towards ``floor`` (the lowest possible score) by the share of foreign words."""
     return f1 - foreign * (f1 - floor)

@@ -26,7 +26,7 @@ report the paper's method, and every result carries word-level evidence
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -54,7 +54,7 @@ from xlscore.metric.corpus import (
     segment_chunks,
     segment_pairs,
 )
-from xlscore.metric.evidence import Evidence, gather
+from xlscore.metric.evidence import Evidence, gather, number_evidence
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import MapFitting
 from xlscore.metric.preparation import CorpusPreparation
@@ -84,6 +84,11 @@ OFFLINE_RU = "pack:e5-small"
 def _flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, ...]:
     """A pair's flags: the anchors' (untranslated, wrong language), and empty sides."""
     return anchors.flags + ("empty",) * (not len(mt)) + ("empty_source",) * (not len(src))
+
+
+def _numbers(src: WordVectors, mt: WordVectors) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numbers one side of a pair lacks of the other's, each read in its language."""
+    return number_evidence(src.text, mt.text)
 
 
 def _variant(variant: str | None, default: str) -> str:
@@ -290,6 +295,7 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
         chunk_size: int = CHUNK_PAIRS,
         start: int = 0,
         progress: bool = False,
+        on_pairs: Callable[[int], None] | None = None,
     ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
         """Score a corpus in chunks, yielding ``(segment index, {engine: result})`` in order
         from segment ``start``; ``translations`` is one list (engine ``""``) or several by
@@ -301,7 +307,9 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
         with ``alignment="corpus"``, the map. A corpus larger than one chunk is then read
         twice (once to fit the map, once to score). With the same ``chunk_size``, a run
         started at ``start`` gives bit-identical results to an uninterrupted one (chunks are
-        recomputed whole); other chunk sizes agree to about 1e-6."""
+        recomputed whole); other chunk sizes agree to about 1e-6. ``on_pairs``: called with the
+        number of pairs each estimator pass has read, for a progress bar that moves inside a
+        chunk."""
         variant = _variant(variant, self.variant)
         sources, systems = check_corpus(sources, translations)
         names = list(systems)
@@ -333,6 +341,7 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
                 if corpus.paper and settled is not None
                 else self._unscored(corpus),
                 [range(k, k + n) for k in range(0, len(corpus), n)],
+                on_pairs,
             )
             for i in range(max(a, start), b):
                 k = (i - a) * n
@@ -421,12 +430,14 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
                     precision=float(p[k]),
                     recall=float(r[k]),
                     f1=f1,
-                    score=penalised(f1, anchors.foreign, floor),
+                    score=floor
+                    if not (len(src) and len(mt))
+                    else penalised(f1, anchors.foreign, floor),
                     n_anchors=len(anchors),
                     anchors=tuple((src.words[e], mt.words[i]) for e, i in anchors.pairs),
                     foreign=anchors.foreign,
                     flags=_flags(src, mt, anchors),
-                    evidence=gather(src.words, mt.words, anchors),
+                    evidence=gather(src.words, mt.words, anchors, _numbers(src, mt)),
                 )
             )
         return out
@@ -448,7 +459,11 @@ class XLScorer(CorpusPreparation, MapFitting, Weighting, FinalScore, Signature):
                     anchors=(),
                     foreign=anchors.foreign,
                     flags=_flags(src, mt, anchors),
-                    evidence=gather(src.words, mt.words, anchors) if evidence else Evidence(),
+                    evidence=(
+                        gather(src.words, mt.words, anchors, _numbers(src, mt))
+                        if evidence
+                        else Evidence()
+                    ),
                 )
             )
         return out

@@ -90,7 +90,8 @@ def add_batch_parser(sub) -> None:
     p.add_argument(
         "--allow-empty",
         action="store_true",
-        help="score empty texts (flagged 'empty') instead of marking them errors",
+        help="score empty texts (at the floor, the lowest score; flagged 'empty') instead of "
+        "marking them errors",
     )
     p.add_argument(
         "--keep-text", action="store_true", help="copy source and translation into the output"

@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from xlscore.cli.corpus import inputs_digest, progress, read_corpus, score_engines
-from xlscore.cli.options import build_scorer, parse_layer
+from xlscore.cli.corpus import PairProgress, inputs_digest, read_corpus, score_engines
+from xlscore.cli.options import build_scorer, load_scorer, parse_layer
 from xlscore.errors import InputError, XLScoreError
-from xlscore.io.writers import WRITERS, resume_state
+from xlscore.io.outputs import check_output, writing_to
+from xlscore.io.writers import WRITERS, Empties, resume_state
+from xlscore.results import empty_cost
 
 
 # ---------------------------------------------------------------------- score
@@ -21,7 +23,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if args.resume and not args.output:
         raise InputError("--resume needs --output FILE")
-    scorer = build_scorer(args)
+    out_path = check_output(args.output) if args.output else None
+    scorer = load_scorer(args)
     names = list(engines)
     # the signature known before scoring (a corpus map's digest comes with the summary), and
     # all else that must match for --resume to continue a file
@@ -29,13 +32,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         f"{scorer.signature()} inputs:{inputs_digest(sources, engines)} "
         f"format:{args.format} chunk:{args.chunk_size}"
     )
-    out_path = Path(args.output) if args.output else None
     start = 0
     scores: dict[str, list[float]] = {e: [] for e in names}
     out: TextIO
-    with contextlib.ExitStack() as stack:  # closes the output file, never sys.stdout
+    with writing_to(out_path), contextlib.ExitStack() as stack:  # never closes sys.stdout
         if out_path is not None:
-            out_path.parent.mkdir(parents=True, exist_ok=True)
             if args.resume and out_path.exists() and out_path.stat().st_size:
                 start, scores = resume_state(
                     out_path, WRITERS[args.format](sys.stdout, scorer.fields), head, names
@@ -51,21 +52,27 @@ def cmd_score(args: argparse.Namespace) -> int:
         if start == 0:
             writer.header(head, names)
             out.flush()
-        bar = progress(len(sources), args.quiet, "scoring")
-        bar.update(start)
-        for i, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size, start=start):
+        bar = PairProgress(len(sources), len(names), args.quiet, start)
+        for i, by in scorer.iter_score(
+            sources, engines, chunk_size=args.chunk_size, start=start, on_pairs=bar.advance
+        ):
             for name in names:
                 writer.row(i + 1, name, by[name])
                 scores[name].append(writer.written(by[name].score))
-            bar.update(1)
+            bar.finished(i)
             if i % 10 == 9:  # finished segments reach the file soon (a killed run keeps them)
                 out.flush()
         bar.close()
         signature = scorer.signature()
         for name in names:
             vals = scores[name]
+            empty = [not (s.strip() and t.strip()) for s, t in zip(sources, engines[name])]
             writer.summary(
-                name, sum(vals) / len(vals) if vals else float("nan"), len(vals), signature
+                name,
+                sum(vals) / len(vals) if vals else float("nan"),
+                len(vals),
+                signature,
+                Empties(sum(empty), empty_cost(vals, empty) if vals else 0.0),
             )
         out.flush()
     print(f"xlscore: {signature}", file=sys.stderr)
@@ -79,10 +86,11 @@ def cmd_rank(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("rank needs at least two translations files (-t A -t B)")
-    scorer = build_scorer(args)
+    out_path = check_output(args.output) if args.output else None
+    scorer = load_scorer(args)
     comparison = compare_engines(score_engines(scorer, sources, engines, args), n_boot=args.n_boot)
     signature = scorer.signature()
-    with contextlib.ExitStack() as stack:  # closes the output file, never sys.stdout
+    with writing_to(out_path), contextlib.ExitStack() as stack:  # never closes sys.stdout
         out: TextIO = (
             stack.enter_context(open(args.output, "w", encoding="utf-8"))
             if args.output
@@ -117,6 +125,12 @@ def _print_ranking(out: TextIO, comparison, segments: bool, n: int, signature: s
             f"  {k:>2}  {r.engine:<{w}}  {r.mean:>+10.4f}  "
             f"[{r.low:+.4f}, {r.high:+.4f}]  {r.wins:>5}  {r.mean_rank:>9.2f}\n"
         )
+    for r in table:
+        if r.empty:
+            out.write(
+                f"\n  {r.engine}: {r.empty} empty segment(s), scored at the floor (the lowest "
+                f"score); without them its mean would be {r.mean + r.empty_cost:+.4f}\n"
+            )
     out.write("\nPaired bootstrap (segments resampled; p: two-sided, no difference):\n\n")
     for p in comparison.pairs:
         mark = "*" if p.significant else " "

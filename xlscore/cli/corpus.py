@@ -46,12 +46,34 @@ def inputs_digest(sources: list[str], engines: dict[str, list[str]]) -> str:
     return h.hexdigest()[:16]
 
 
-def progress(total: int, quiet: bool, desc: str):
+def progress(total: int, quiet: bool, desc: str, unit: str = "seg"):
     from tqdm.auto import tqdm
 
     return tqdm(
-        total=total, desc=desc, unit="seg", file=sys.stderr, disable=quiet, dynamic_ncols=True
+        total=total, desc=desc, unit=unit, file=sys.stderr, disable=quiet, dynamic_ncols=True
     )
+
+
+class PairProgress:
+    """A bar over the pairs of a corpus (segments × engines): it moves with every pass of the
+    estimator inside a chunk (:meth:`advance`, the scorer's ``on_pairs``) and lands on each
+    segment as it is finished (:meth:`finished`), so that a corpus of one chunk does not jump
+    from 0 to the end."""
+
+    def __init__(self, segments: int, engines: int, quiet: bool, start: int = 0) -> None:
+        self.engines = engines
+        self.bar = progress(segments * engines, quiet, "scoring", unit="pair")
+        self.bar.update(start * engines)
+
+    def advance(self, pairs: int) -> None:
+        self.bar.update(max(0, min(pairs, self.bar.total - self.bar.n)))
+
+    def finished(self, segment: int) -> None:
+        """Segment ``segment`` (0-based) and those before it are done."""
+        self.bar.update(max(0, (segment + 1) * self.engines - self.bar.n))
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def score_engines(
@@ -59,9 +81,11 @@ def score_engines(
 ) -> list[dict]:
     """``{engine: ScoreResult}`` of every segment, with a progress bar."""
     results = []
-    bar = progress(len(sources), args.quiet, "scoring")
-    for _, by in scorer.iter_score(sources, engines, chunk_size=args.chunk_size):
+    bar = PairProgress(len(sources), len(engines), args.quiet)
+    for i, by in scorer.iter_score(
+        sources, engines, chunk_size=args.chunk_size, on_pairs=bar.advance
+    ):
         results.append(by)
-        bar.update(1)
+        bar.finished(i)
     bar.close()
     return results

@@ -9,6 +9,7 @@ line (``xlscore: error: ...``) and exit with status 2; warnings print one line e
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import warnings
@@ -47,9 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="xlscore",
-        description="Reference-free scoring of English->Russian translations: cross-lingual "
-        "BERTScore over two aligned monolingual encoders and anchor words "
-        "(Vetrov & Gorn). Runs offline with the default packs.",
+        description="Reference-free scoring of English->Russian translations. The score is a "
+        "quality estimator (multilingual e5-small fine-tuned on human judgments of machine "
+        "translation, one pass per pair) minus a penalty per number or negation mismatch; "
+        "--preset paper gives Vetrov & Gorn's cross-lingual BERTScore over two aligned "
+        "monolingual encoders and anchor words instead. Runs offline with the packs it "
+        "installs.",
         epilog="Run `xlscore COMMAND --help` for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"xlscore {__version__}")
@@ -295,12 +299,27 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     print(f"xlscore: warning: {message}", file=sys.stderr)
 
 
+def _status_lines(*, quiet: bool) -> None:
+    """The library's notices (logger ``xlscore``, level INFO: a pack converted once...) as
+    ``xlscore: ...`` lines on standard error, unless ``--quiet``."""
+    log = logging.getLogger("xlscore")
+    for h in [h for h in log.handlers if getattr(h, "xlscore_cli", False)]:
+        log.removeHandler(h)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("xlscore: %(message)s"))
+    handler.xlscore_cli = True  # type: ignore[attr-defined]
+    log.addHandler(handler)
+    log.setLevel(logging.WARNING if quiet else logging.INFO)
+    log.propagate = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlscore`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     warnings.showwarning = _one_line_warning
+    _status_lines(quiet=bool(getattr(args, "quiet", False)))
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         return args.func(args)

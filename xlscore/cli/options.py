@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
 
 from xlscore.encoders.precision import PRECISIONS
@@ -178,7 +179,9 @@ def add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
     p.add_argument(
         "--allow-empty",
         action="store_true",
-        help="score empty segments (as 0, flagged 'empty') instead of refusing them",
+        help="score empty segments instead of refusing them: an empty translation (or source) "
+        "gets the floor, the lowest score (-4 with the default estimator), flagged 'empty'; "
+        "the summaries say how much they lower each engine's mean",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
@@ -240,3 +243,21 @@ def build_scorer(args: argparse.Namespace):
     from xlscore.scorer import XLScorer
 
     return XLScorer(**scorer_options(args))
+
+
+def say(args: argparse.Namespace, message: str) -> None:
+    """A status line on standard error (``xlscore: ...``), unless ``--quiet``."""
+    if not getattr(args, "quiet", False):
+        print(f"xlscore: {message}", file=sys.stderr, flush=True)
+
+
+def load_scorer(args: argparse.Namespace):
+    """:func:`build_scorer`, said before and after: loading takes seconds (more the first
+    time, when a pack is converted into the cache)."""
+    import time
+
+    say(args, "loading the models...")
+    start = time.perf_counter()
+    scorer = build_scorer(args)
+    say(args, f"models loaded in {time.perf_counter() - start:.1f} s")
+    return scorer

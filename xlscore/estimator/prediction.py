@@ -9,7 +9,7 @@ is bit-identical whatever else is predicted with it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,11 +54,12 @@ def predict_pairs(
     progress: bool,
     details: bool,
     checked: bool = False,
+    on_pairs: Callable[[int], None] | None = None,
 ) -> tuple[np.ndarray, list[Estimate]]:
     """The scores of the trained ``est`` for each pair, and with ``details`` the
     :class:`Estimate` of each pair. Each distinct normalised pair is read once, in a pass of a
     shape fixed by its own length. ``checked=True``: the caller has already validated the two
-    lists."""
+    lists. ``on_pairs``: called with the number of pairs each pass has read (for progress)."""
     if not est.fitted:
         raise XLScoreError("the estimator is not trained: fit it or load a trained one")
     if not checked:
@@ -103,15 +104,17 @@ def predict_pairs(
                 pred = model(*batch[:2])
                 out[members] = pred[:n].float().cpu().numpy()
                 parts[members, 0] = out[members]
-                continue
-            pred, word_logits, split = model(*batch, parts=True)
-            out[members] = pred[:n].float().cpu().numpy()
-            parts[members] = split[:n].float().cpu().numpy()
-            if details and word_logits is not None:
-                probs = torch.softmax(word_logits[:n].float(), -1).cpu().numpy()
-                for r, k in enumerate(members):
-                    keep = np.asarray(encoded[k].side) == 2
-                    word_probs[k] = probs[r, : len(encoded[k])][keep]
+            else:
+                pred, word_logits, split = model(*batch, parts=True)
+                out[members] = pred[:n].float().cpu().numpy()
+                parts[members] = split[:n].float().cpu().numpy()
+                if details and word_logits is not None:
+                    probs = torch.softmax(word_logits[:n].float(), -1).cpu().numpy()
+                    for r, k in enumerate(members):
+                        keep = np.asarray(encoded[k].side) == 2
+                        word_probs[k] = probs[r, : len(encoded[k])][keep]
+            if on_pairs is not None:
+                on_pairs(n)
     if not order:
         return np.zeros(0), []
     if not details:

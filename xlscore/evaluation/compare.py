@@ -13,13 +13,15 @@ from dataclasses import asdict, dataclass
 
 from xlscore.errors import InputError
 from xlscore.evaluation.agreement import bootstrap_mean_difference
-from xlscore.results import ScoreResult, rank_order
+from xlscore.results import ScoreResult, empty_cost, is_empty, rank_order
 
 
 @dataclass(frozen=True)
 class EngineSummary:
     """One engine over all segments: mean score, its 95% bootstrap interval, the number of
-    segments where it ranks first, and its mean rank (1 = best)."""
+    segments where it ranks first, its mean rank (1 = best), and its ``empty`` segments (an
+    empty translation or source, scored at the floor) with ``empty_cost``, how much they lower
+    its mean."""
 
     engine: str
     mean: float
@@ -27,6 +29,8 @@ class EngineSummary:
     high: float
     wins: int
     mean_rank: float
+    empty: int = 0
+    empty_cost: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -119,9 +123,17 @@ def compare_engines(
             columns[n], [0.0] * len(segments), n_boot=n_boot, seed=seed
         )
         ranks = [seg.ranking.index(n) + 1 for seg in segments]
+        empty = [is_empty(r[n]) for r in results]
         table.append(
             EngineSummary(
-                n, est.value, est.low, est.high, sum(r == 1 for r in ranks), sum(ranks) / len(ranks)
+                n,
+                est.value,
+                est.low,
+                est.high,
+                sum(r == 1 for r in ranks),
+                sum(ranks) / len(ranks),
+                sum(empty),
+                empty_cost(columns[n], empty),
             )
         )
     table.sort(key=lambda e: -e.mean)

@@ -1,8 +1,10 @@
 """Reading segments from files: plain text (one per line), TSV with a header, or JSON lines.
 
 Every problem is an :class:`~xlscore.errors.InputError` that names the file, the 1-based line
-and the problem: a missing file, invalid UTF-8, an empty file, an empty or blank segment, a
-missing column, files of different lengths.
+and the problem: a missing file, invalid UTF-8, a UTF-16 file (with or without its byte-order
+mark: without one, its NUL bytes are valid UTF-8, so every line is checked for them and for
+other control characters no text has), an empty file, an empty or blank segment, a missing
+column, files of different lengths.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +20,37 @@ from pathlib import Path
 from xlscore.errors import InputError
 
 STDIN = "-"
+#: characters no line of text holds: the C0 controls but tab and carriage return, and DEL
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_UTF16 = re.compile("[\x00\x04]")
+_CONVERT = "convert it to UTF-8 first, e.g. `iconv -f {} -t UTF-8 FILE > FILE.utf8`"
+
+
+def bom_problem(data: bytes) -> str | None:
+    """The problem of a file whose first bytes are a UTF-16 byte-order mark (``None``: not)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "the file is UTF-16 (it starts with a UTF-16 byte-order mark); " + _CONVERT.format(
+            "UTF-16"
+        )
+    return None
+
+
+def text_problem(line: str) -> str | None:
+    """What makes a decoded line not text (``None``: nothing): the bytes UTF-16 leaves when read
+    as UTF-8 (NUL, the high byte of Latin letters and spaces, and U+0004, that of Cyrillic ones),
+    or another control character."""
+    m = _CONTROL.search(line)
+    if m is None:
+        return None
+    if (k := _UTF16.search(line)) is not None:
+        return (
+            f"byte 0x{ord(k.group()):02x} at character {k.start() + 1}: the file looks like "
+            "UTF-16; " + _CONVERT.format("UTF-16LE")
+        )
+    return (
+        f"control character U+{ord(m.group()):04X} at character {m.start() + 1}: not text "
+        "(a binary file, or one in another encoding?)"
+    )
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -35,7 +69,10 @@ def read_bytes(path: str | Path) -> bytes:
 
 
 def decode_lines(data: bytes, path: str | Path) -> list[str]:
-    """Split into lines (``\\n`` or ``\\r\\n``) and decode each strictly as UTF-8."""
+    """Split into lines (``\\n`` or ``\\r\\n``) and decode each strictly as UTF-8; a line
+    with a NUL byte or another control character is refused (:func:`text_problem`)."""
+    if problem := bom_problem(data):
+        raise InputError(problem, path=path, line=1)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     if not data.strip():
@@ -54,6 +91,8 @@ def decode_lines(data: bytes, path: str | Path) -> list[str]:
                 path=path,
                 line=n,
             ) from None
+        if problem := text_problem(lines[-1]):
+            raise InputError(problem, path=path, line=n)
     return lines
 
 
@@ -65,7 +104,10 @@ def _check_blank(
     for n, seg in enumerate(segments, start=first_line):
         if not seg.strip():
             raise InputError(
-                "empty segment (use --allow-empty to score blank segments as 0)", path=path, line=n
+                "empty segment (use --allow-empty to score blank segments at the floor, the "
+                "lowest score)",
+                path=path,
+                line=n,
             )
 
 

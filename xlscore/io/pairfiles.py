@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from xlscore.errors import InputError
+from xlscore.io.inputs import bom_problem, text_problem
 
 PARQUET = (".parquet", ".pq")
 JSONL = (".jsonl", ".json", ".ndjson")
@@ -141,10 +142,15 @@ def _first_line(path: Path, offsets) -> str:
     with open(path, "rb") as fh:
         raw = fh.read(int(offsets[1]) if len(offsets) > 1 else 0)
     raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
+    if problem := bom_problem(raw):
+        raise InputError(problem, path=path, line=1)
     try:
-        return raw.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("invalid UTF-8 in the first line", path=path, line=1) from None
+    if problem := text_problem(text):
+        raise InputError(problem, path=path, line=1)
+    return text
 
 
 def _check_columns(
@@ -273,7 +279,10 @@ def read_unit(
                     )
                     break
                 if not allow_empty and not value.strip():
-                    problem = f"empty {name!r} (use --allow-empty to score it as empty)"
+                    problem = (
+                        f"empty {name!r} (use --allow-empty to score it at the floor, the "
+                        "lowest score)"
+                    )
                     break
         rid = _as_text(record.get(columns.id))
         out.ids.append(rid if rid is not None else f"{path}:{line}")
@@ -313,6 +322,9 @@ def read_unit(
                 None,
                 f"invalid UTF-8 (byte {err.start + 1} of the line is 0x{raw[err.start]:02x})",
             )
+            continue
+        if problem := text_problem(text):
+            add(line, None, problem)
             continue
         if unit.kind == "tsv":
             fields = text.split("\t")

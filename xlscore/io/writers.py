@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import ClassVar, NamedTuple, TextIO
 
 from xlscore.errors import InputError
 from xlscore.fields import ALL
@@ -20,6 +20,22 @@ class Row:
     segment: int  # 1-based
     engine: str
     score: float
+
+
+class Empties(NamedTuple):
+    """An engine's empty segments (scored at the floor) and how much they lower its mean."""
+
+    segments: int = 0
+    cost: float = 0.0
+
+    def note(self) -> str:
+        """`` (N empty, scored at the floor: -C of this mean)``, or nothing without them."""
+        if not self.segments:
+            return ""
+        return f" ({self.segments} empty, scored at the floor: {-self.cost:+.4f} of this mean)"
+
+
+NO_EMPTIES = Empties()
 
 
 class Writer:
@@ -42,7 +58,9 @@ class Writer:
 
     def header(self, head: str, engines: list[str]) -> None: ...
     def row(self, segment: int, engine: str, r) -> None: ...
-    def summary(self, engine: str, mean: float, n: int, signature: str) -> None: ...
+    def summary(
+        self, engine: str, mean: float, n: int, signature: str, empties: Empties = NO_EMPTIES
+    ) -> None: ...
     def first_line(self, head: str) -> str:
         raise NotImplementedError
 
@@ -102,9 +120,11 @@ class TsvWriter(Writer):
             f"{_num(r.adequacy, '.6f')}\t{spans}\t{_num(r.similarity, '.6f')}\n"
         )
 
-    def summary(self, engine, mean, n, signature):
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
         gap = "\t" * (len(self.COLUMNS) - 3)
-        self.out.write(f"system\t{engine}\t{mean:.6f}{gap}{n} segments; {signature}\n")
+        self.out.write(
+            f"system\t{engine}\t{mean:.6f}{gap}{n} segments{empties.note()}; {signature}\n"
+        )
 
     def parse(self, line):
         f = line.rstrip("\n").split("\t")
@@ -132,8 +152,8 @@ class TextWriter(TsvWriter):
             paper = f" {prp} {_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}"
         self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}  {','.join(r.flags)}\n")
 
-    def summary(self, engine, mean, n, signature):
-        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments\n")
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
+        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments{empties.note()}\n")
 
     def parse(self, line):
         f = line.split()
@@ -155,10 +175,17 @@ class JsonWriter(Writer):
             + "\n"
         )
 
-    def summary(self, engine, mean, n, signature):
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
         self.out.write(
             json.dumps(
-                {"system": engine, "score": mean, "segments": n, "signature": signature},
+                {
+                    "system": engine,
+                    "score": mean,
+                    "segments": n,
+                    "empty": empties.segments,
+                    "empty_cost": empties.cost,
+                    "signature": signature,
+                },
                 ensure_ascii=False,
             )
             + "\n"
@@ -188,10 +215,12 @@ def resume_state(
     of the last complete segment (a partly written line or segment is dropped)."""
     data = path.read_bytes()
     lines = data.split(b"\n")[:-1]  # the last piece has no newline: partly written
-    if not lines or lines[0].decode("utf-8", "replace") != writer.first_line(head):
+    first = lines[0].decode("utf-8", "replace") if lines else ""
+    if first != writer.first_line(head):
         raise InputError(
-            "cannot resume: the file was written with other settings or inputs "
-            "(its first line differs); remove it or drop --resume",
+            "cannot resume: the file was written with other settings or inputs ("
+            + setting_differences(first, writer.first_line(head))
+            + "); remove it or drop --resume",
             path=path,
         )
     done: dict[int, dict[str, float]] = {}
@@ -211,3 +240,35 @@ def resume_state(
         fh.truncate(keep_bytes)
     scores = {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
     return complete, scores
+
+
+def _settings(line: str) -> dict[str, str]:
+    """The settings a first line names, by key: each part of the signature
+    (``est:...``, ``ru:...``) and the run's ``inputs:``, ``format:`` and ``chunk:``."""
+    line = line.removeprefix("# ")
+    if line.startswith("{"):
+        try:
+            line = str(json.loads(line).get("xlscore", ""))
+        except (ValueError, AttributeError):
+            return {}
+    out = {}
+    for token in line.split():
+        for part in token.split("|"):
+            key, _, value = part.partition(":")
+            out[key] = value
+    return out
+
+
+def setting_differences(old: str, new: str) -> str:
+    """Which settings differ between a file's first line and this run's, in words."""
+    a, b = _settings(old), _settings(new)
+    if not a:
+        return "its first line is not an xlscore header"
+    diff = [k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)]
+    said = [
+        f"{k}: {a.get(k, '(none)')} in the file, {b.get(k, '(none)')} now"
+        if k != "inputs"
+        else "the input files or engine names differ"
+        for k in diff
+    ]
+    return "; ".join(said[:3]) + (f"; and {len(said) - 3} more" if len(said) > 3 else "")

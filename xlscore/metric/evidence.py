@@ -10,11 +10,10 @@ the lists as places to look, not as verdicts.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xlscore.metric.anchors import AnchorSet, is_number
+from xlscore.metric.anchors import AnchorSet
 
 #: English words that carry grammar rather than content: never reported as omitted
 FUNCTION_WORDS = frozenset(
@@ -200,8 +199,9 @@ class Evidence:
 
     ``unmatched_source``: source content words (not function words) with no anchor, in source
     order; ``foreign_words``: translation words counted as foreign; ``numbers_missing`` /
-    ``numbers_added``: numbers of the source absent from the translation and the other way
-    round (each occurrence counts).
+    ``numbers_added``: numbers of the source whose value the translation lacks and the other
+    way round, as written (each side read in its own language: English ``1,250`` is Russian
+    ``1 250``, English ``3.5`` Russian ``3,5``).
     """
 
     unmatched_source: tuple[str, ...] = ()
@@ -211,20 +211,37 @@ class Evidence:
 
 
 def gather(
-    source_words: Sequence[str], translation_words: Sequence[str], anchors: AnchorSet
+    source_words: Sequence[str],
+    translation_words: Sequence[str],
+    anchors: AnchorSet,
+    numbers: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> Evidence:
-    """The evidence of one pair from its words and anchors."""
+    """The evidence of one pair from its words and anchors; ``numbers``: the source's numbers
+    the translation lacks and the translation's the source lacks, as the number check reads
+    them (:func:`number_evidence`)."""
     matched = set(anchors.en)
     unmatched = tuple(
         w
         for j, w in enumerate(source_words)
         if j not in matched and any(c.isalpha() for c in w) and w.casefold() not in FUNCTION_WORDS
     )
-    src_numbers = Counter(w for w in source_words if is_number(w))
-    mt_numbers = Counter(w for w in translation_words if is_number(w))
     return Evidence(
         unmatched,
         tuple(translation_words[i] for i in anchors.foreign_at),
-        tuple((src_numbers - mt_numbers).elements()),
-        tuple((mt_numbers - src_numbers).elements()),
+        tuple(numbers[0]),
+        tuple(numbers[1]),
     )
+
+
+def number_evidence(source: str, translation: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The numbers of the source whose value the translation lacks and those of the
+    translation the source lacks, as written: the number check's findings (each side read in
+    its own language, so English ``1,250`` is Russian ``1 250``)."""
+    from xlscore.estimator.checks import find_mismatches
+
+    found = find_mismatches(source, translation, ("number",))
+    missing = tuple(
+        source[slice(*f.source_span)] for f in found if f.span is None and f.source_span
+    )
+    added = tuple(translation[slice(*f.span)] for f in found if f.span is not None)
+    return missing, added

@@ -33,9 +33,11 @@ _NUMERIC_PART = regex.compile(
 )
 
 
-def _group_values(groups: list[tuple[str, str]]) -> set[float]:
-    """The values a digit string split at separators can mean (both readings of ``40,000``
-    or ``1.234``; every part of ``22.07.2020``)."""
+def _group_values(groups: list[tuple[str, str]], lang: str) -> set[float]:
+    """The values a digit string split at separators means in its language: English writes
+    ``1,250`` for 1250 and ``3.5`` for 3.5, Russian ``1 250`` (or ``1250``) and ``3,5``; a
+    point in Russian (``3.5``, ``1.250``) and a lone comma in English keep both readings, and
+    every part of ``22.07.2020`` counts."""
     head = groups[0][1]
     if len(groups) == 1:
         return {_key(int(head))}
@@ -46,18 +48,26 @@ def _group_values(groups: list[tuple[str, str]]) -> set[float]:
         sep = seps[0]
         if sep not in ".,":
             return {_key(whole)}
-        vals: set[float] = set()
-        if len(head) <= 3 and all(len(t) == 3 for t in tails):
-            vals.add(_key(whole))
-        if len(groups) == 2:
-            vals.add(_key(float(f"{head}.{tails[0]}")))
-        if not vals:
-            vals = {_key(int(g)) for _, g in groups}
-        return vals
+        grouped = {_key(whole)} if len(head) <= 3 and all(len(t) == 3 for t in tails) else set()
+        decimal = {_key(float(f"{head}.{tails[0]}"))} if len(groups) == 2 else set()
+        if decimal and (lang, sep) in (("en", "."), ("ru", ",")):
+            return decimal  # the language's own decimal mark
+        if grouped and (lang, sep) == ("en", ","):
+            return grouped  # English thousands
+        return grouped | decimal or {_key(int(g)) for _, g in groups}
     last = seps[-1]
     if last in ".," and all(s != last for s in seps[:-1]) and all(len(t) == 3 for t in tails[:-1]):
         return {_key(float(head + "".join(tails[:-1]) + "." + tails[-1]))}
     return {_key(int(g)) for _, g in groups}
+
+
+def calqued_thousands(groups: list[tuple[str, str]], lang: str) -> float | None:
+    """The value a Russian ``1,250`` has in English (1250), where a Russian reader sees 1.25:
+    English thousands grouping carried into Russian (``None``: not such a number)."""
+    if lang != "ru" or len(groups) != 2 or groups[1][0] != ",":
+        return None
+    head, tail = groups[0][1], groups[1][1]
+    return _key(int(head + tail)) if len(head) <= 3 and len(tail) == 3 else None
 
 
 def _time_values(h: int, m: int) -> set:
@@ -143,7 +153,8 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
         if len(groups[0][1]) > 15:
             pos = e
             continue
-        vals: set = _group_values(groups)
+        vals: set = _group_values(groups, lang)
+        calque = calqued_thousands(groups, lang)
         optional = False
         time = _TIME_NEXT.match(text, e) if len(groups) == 1 and len(groups[0][1]) <= 2 else None
         if time and int(groups[0][1]) <= 24:
@@ -208,7 +219,8 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
         if _near_unit(text, s, e, lang):
             optional = optional or lang == "en"
             vals.add(("unit", lang))
-        out.append(_Qty(frozenset(vals), (s, e), optional))
+        alt = frozenset() if calque is None else frozenset({calque})
+        out.append(_Qty(frozenset(vals), (s, e), optional, alt))
         taken.append((s, e))
         pos = e
         prev_end = e

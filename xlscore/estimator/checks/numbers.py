@@ -71,14 +71,23 @@ def _check_numbers(source: str, translation: str) -> list[Finding]:
     tr_vals = set().union(*(q.values for q in tr))
     converted = ("unit", "en") in src_vals
     out: list[Finding] = []
+    # a Russian 1,250 (1.25 to its reader) for the source's 1,250: one finding, at the calque
+    calques = [q for q in tr if q.calque & src_vals and not q.values & src_vals]
+    explained = set().union(*(q.calque for q in calques))
+    for q in calques:
+        shown = translation[q.span[0] : q.span[1]]
+        read = min(v for v in q.values if isinstance(v, float))
+        message = (f"{shown} is {read:g} to a Russian reader (decimal comma); the source's "
+                   f"{shown} is written {shown.replace(',', ' ')} in Russian")  # fmt: skip
+        out.append(Finding("number", message, q.span, None))
     for q in src:
-        if not q.optional and not (q.values & tr_vals):
+        if not q.optional and not (q.values & tr_vals) and not (q.values & explained):
             shown = source[q.span[0] : q.span[1]]
             out.append(
                 Finding("number", f"{shown} in the source, not in the translation", None, q.span)
             )
     for q in tr:
-        if q.optional or (converted and ("unit", "ru") in q.values):
+        if q.optional or (converted and ("unit", "ru") in q.values) or q in calques:
             continue
         if not (q.values & src_vals):
             shown = translation[q.span[0] : q.span[1]]

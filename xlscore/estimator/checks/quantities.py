@@ -15,9 +15,12 @@ from xlscore.metric.morph import fold_ru
 
 
 class _Qty(NamedTuple):
+    """A number: its values, span, whether unreported, and its English value if calqued."""
+
     values: frozenset
     span: tuple[int, int]
     optional: bool
+    calque: frozenset = frozenset()
 
 
 _UNIT_AFTER = regex.compile(r"[\s\-‑–]*(°\s*[FfCc]?|[\p{L}]+)")
