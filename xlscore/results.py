@@ -153,7 +153,7 @@ def is_empty(r: ScoreResult) -> bool:
 
 def empty_cost(scores: Sequence[float], empty: Sequence[bool]) -> float:
     """How much the empty segments lower a mean: the mean over the segments that are not
-    empty minus the mean over all (0 without empty segments; the whole mean when all are)."""
+    empty minus the mean over all (0 without empty segments, or when every one is)."""
     if not any(empty):
         return 0.0
     kept = [s for s, e in zip(scores, empty, strict=True) if not e]

@@ -43,7 +43,8 @@ def writing_to(path: str | os.PathLike | None) -> Iterator[None]:
     except OutputError:
         raise
     except OSError as err:
-        if path is None or isinstance(err, BrokenPipeError):
-            raise
+        other = err.filename is not None and str(err.filename) != str(path)
+        if path is None or isinstance(err, BrokenPipeError) or other:
+            raise  # standard output, a closed pipe, or another file (named by the error)
         problem = err.strerror or os.strerror(err.errno or errno.EIO)
         raise OutputError(f"cannot write: {problem}", path=path) from None
