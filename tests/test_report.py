@@ -140,6 +140,16 @@ def test_compare_engines_ranks_tests_and_counts():
     # a flagged translation ranks last in its segment whatever its score
     seg = segment_ranking(1, {"a": result(0.9, flags=("untranslated",)), "b": result(0.1)})
     assert seg.ranking == ["b", "a"] and seg.flags == {"a": ["untranslated"]}
+    # empty segments (scored at the floor) are counted with what they cost the mean (issue 52)
+    two = [
+        {"a": result(-4.0, flags=("empty",)), "b": result(0.2)},
+        {"a": result(0.4), "b": result(0.1)},
+    ]
+    a = next(e for e in compare_engines(two, n_boot=50).engines if e.engine == "a")
+    assert (a.empty, a.mean) == (1, pytest.approx(-1.8)) and a.empty_cost == pytest.approx(2.2)
+    texts = {"a": ["", "x"], "b": ["y", "z"]}
+    page = build_report(["s1", "s2"], texts, two, signature="s", n_boot=50)
+    assert "a: 1 empty segment(s), scored at the floor" in page and "would be +0.4000" in page
     with pytest.raises(InputError, match="at least two"):
         compare_engines([{"a": result(0.1)}])
     with pytest.raises(InputError, match="segment 2 has engines"):
