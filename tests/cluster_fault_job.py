@@ -1,11 +1,13 @@
 """Run by tests/test_batch_cluster.py in a fresh Python process (a clean Ray state): start a
-simulated 3-node cluster, score a file twice -- cleanly, then killing one worker process
-mid-job -- and print what happened as one JSON line."""
+simulated 3-node cluster, score a file three times -- cleanly, killing one worker process
+mid-job, and with a unit that kills its worker whenever it is tried (then run again) -- and
+print what happened as one JSON line."""
 
 import json
 import os
 import signal
 import sys
+from pathlib import Path
 
 
 def main(path: str, out: str, en: str, ru: str) -> None:
@@ -14,6 +16,7 @@ def main(path: str, out: str, en: str, ru: str) -> None:
     from ray.cluster_utils import Cluster
 
     from xlscore.batch.distributed import score_dataset
+    from xlscore.errors import XLScoreError
 
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     for _ in range(2):
@@ -33,6 +36,29 @@ def main(path: str, out: str, en: str, ru: str) -> None:
         faulty = score_dataset(
             path, f"{out}/faulty", scorer=config, workers=2, rows_per_file=6, on_unit=kill_a_worker
         )
+
+        # a unit that kills its worker each time it is tried: after a few restarts the job
+        # stops, keeping the other units' files; the same job run again then finishes them
+        import xlscore.batch.distributed as distributed
+
+        real = distributed._ScoreUnits
+
+        class DiesOnUnit3(real):
+            def __call__(self, batch):
+                if json.loads(batch["unit"][0])["index"] == 3:
+                    os._exit(1)
+                return super().__call__(batch)
+
+        distributed._ScoreUnits = DiesOnUnit3
+        try:
+            score_dataset(path, f"{out}/doomed", scorer=config, workers=2, rows_per_file=6)
+            doomed = ""
+        except XLScoreError as err:
+            doomed = str(err)
+        finally:
+            distributed._ScoreUnits = real
+        doomed_parts = len(list(Path(f"{out}/doomed").glob("part-*.parquet")))
+        resumed = score_dataset(path, f"{out}/doomed", scorer=config, workers=2, rows_per_file=6)
     finally:
         ray.shutdown()
         cluster.shutdown()
@@ -44,6 +70,9 @@ def main(path: str, out: str, en: str, ru: str) -> None:
                 "killed": killed,
                 "units": [clean.units, faulty.units],
                 "faulty_reports": [[r.unit, r.worker_pid] for r in faulty.reports],
+                "doomed": doomed,
+                "doomed_parts": doomed_parts,
+                "resumed": [resumed.units, resumed.skipped_units],
             }
         )
     )

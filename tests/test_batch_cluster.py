@@ -2,7 +2,8 @@
 worker process killed mid-job, its units retried, the output complete with no row lost or
 duplicated and equal to a clean run's. The cluster runs from a fresh Python process
 (``cluster_fault_job.py``), as a user's driver would, away from the Ray state of other
-tests."""
+tests. A unit that kills its worker whenever it is tried stops the job after a few restarts.
+"""
 
 import json
 import os
@@ -54,3 +55,12 @@ def test_a_killed_worker_loses_and_duplicates_nothing(tmp_path, wordpiece_dir, u
     assert ids == a.column("id").to_pylist()
     assert np.allclose(a.column("score").to_numpy(), b.column("score").to_numpy(), atol=1e-6)
     assert a.column("anchors").to_pylist() == b.column("anchors").to_pylist()
+    # a unit that kills its worker every time: after a few restarts the job stops with one
+    # line saying the finished files are kept (Ray's default would retry it for ever), and
+    # the same job run again scores only what is missing
+    assert res["doomed"].startswith("Ray stopped the job: ")
+    assert "the same command continues from them" in res["doomed"]
+    assert 0 < res["doomed_parts"] < 16
+    assert res["resumed"] == [16, res["doomed_parts"]]
+    c = pq.read_table(tmp_path / "doomed")
+    assert c.column("id").to_pylist() == a.column("id").to_pylist()

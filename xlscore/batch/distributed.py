@@ -32,18 +32,22 @@ and the output folder's manifest in :mod:`xlscore.batch.output`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlscore.batch.actors import _MapStatistics, _ScoreUnits
+from xlscore.batch.console import native_lines_to, ray_data_console_muted
 from xlscore.batch.output import (
     MANIFEST,
     MAP_FILE,
+    RAY_LOG,
     _count_errors,
     _prepare_output,
     _write_manifest,
@@ -75,6 +79,8 @@ __all__ = [
 
 #: the Ray versions this module is tested with (the ``ray`` extra pins the same)
 RAY_TESTED = "2.60"
+#: how many times a dead worker is started again, and a unit retried, before the job stops
+RETRIES = 3
 #: the default column names (:class:`PairColumns` is frozen, so one instance is shared)
 DEFAULT_COLUMNS = PairColumns()
 _REFUSED = {
@@ -110,6 +116,9 @@ class BatchSummary:
     first_errors: list[str] = field(default_factory=list)
     reports: list[UnitReport] = field(default_factory=list)
     seconds: float = 0.0
+    #: lines Ray's native core logged during the job other than its known notice, kept off
+    #: the console in ``output/_ray.log`` (:mod:`xlscore.batch.console`)
+    ray_lines: int = 0
 
     def peak_rss_mb_by_worker(self) -> dict[str, float]:
         """Largest resident memory each worker process reached (MB), by ``host:pid``."""
@@ -191,7 +200,12 @@ def score_dataset(
     out = Path(output)
     _prepare_output(out, key, settings, len(units), overwrite)
     done = finished_units(out, key, units)
-    with ray_session(ray_address, temp_dir=temp_dir) as ray:
+    with (
+        ray_session(ray_address, temp_dir=temp_dir) as ray,
+        native_lines_to(out / RAY_LOG) as native,
+        ray_data_console_muted(),
+        _stopped_by_ray(ray, out),
+    ):
         pool = _pool_options(ray, workers, gpus_per_worker, cpus_per_worker, threads_per_worker)
         extras = {"columns": vars(columns), "allow_empty": allow_empty, "keep_text": keep_text}
         est = config.get("estimator")
@@ -218,10 +232,31 @@ def score_dataset(
             progress,
             on_unit,
         )
+    summary.ray_lines = native.unexpected
     summary.error_rows += _count_errors(out, done)
     summary.seconds = time.perf_counter() - t0
     _write_manifest(out, key, settings, len(units), signature=signature, complete=True)
     return summary
+
+
+@contextlib.contextmanager
+def _stopped_by_ray(ray, out: Path) -> Iterator[None]:
+    """Ray's own failures (a unit whose worker died more than :data:`RETRIES` times, a lost
+    node, ...) as one line that says the finished files are kept; Ray's full report is
+    appended to ``out/_ray.log``."""
+    from ray.data.exceptions import UserCodeException
+
+    try:
+        yield
+    except (ray.exceptions.RayError, UserCodeException) as err:
+        report = str(err).strip()
+        with contextlib.suppress(OSError), open(out / RAY_LOG, "a", encoding="utf-8") as fh:
+            fh.write(f"{type(err).__name__}: {report}\n")
+        first = report.splitlines()[0] if report else type(err).__name__
+        raise XLScoreError(
+            f"Ray stopped the job: {first[:300]}; the files it finished are kept under {out}: "
+            f"the same command continues from them (Ray's report: {out / RAY_LOG})"
+        ) from None
 
 
 def _pool_options(ray, workers: int, gpus: float, cpus: float | None, threads: int | None) -> dict:
@@ -249,15 +284,22 @@ def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, po
     ds = ray.data.from_items(
         [{"unit": json.dumps(u.to_dict())} for u in units], override_num_blocks=max(1, len(units))
     )
-    return ds.map_batches(
-        cls,
-        batch_size=1,
-        compute=ray.data.ActorPoolStrategy(size=min(pool["workers"], len(units))),
-        fn_constructor_args=(config, pool["threads"], extras),
-        num_cpus=pool["cpus"],
-        num_gpus=pool["gpus"] or None,
-    )
-    # (Ray Data restarts a dead actor and retries its tasks by default)
+    with warnings.catch_warnings():
+        # Ray 2.60 names no parameter for restarts and warns that the catch-all for remote
+        # options goes in 2.64; the ``ray`` extra pins 2.60
+        warnings.filterwarnings("ignore", message=".*ray_remote_args. is deprecated")
+        return ds.map_batches(
+            cls,
+            batch_size=1,
+            compute=ray.data.ActorPoolStrategy(size=min(pool["workers"], len(units))),
+            fn_constructor_args=(config, pool["threads"], extras),
+            num_cpus=pool["cpus"],
+            num_gpus=pool["gpus"] or None,
+            # a dead actor is started again and its unit retried, a few times: Ray Data's
+            # default (for ever) would loop without end on a unit that kills its worker
+            max_restarts=RETRIES,
+            max_task_retries=RETRIES,
+        )
 
 
 def _alignment(
@@ -283,13 +325,12 @@ def _alignment(
             return aligner
     stats_of: dict[int, dict] = {}
     ds = _map_batches(ray, units, _MapStatistics, {**config, "estimator": None}, extras, pool)
-    bar = _bar(sum(u.rows for u in units), progress, "fitting the map")
-    sizes = {u.index: u.rows for u in units}
-    for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
-        for unit, stats in zip(batch["unit"], batch["stats"]):
-            stats_of[int(unit)] = json.loads(stats)
-            bar.update(sizes[int(unit)])
-    bar.close()
+    with _bar(sum(u.rows for u in units), progress, "fitting the map") as bar:
+        sizes = {u.index: u.rows for u in units}
+        for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
+            for unit, stats in zip(batch["unit"], batch["stats"]):
+                stats_of[int(unit)] = json.loads(stats)
+                bar.update(sizes[int(unit)])
     # summed in unit order, so that the map does not depend on which unit finished first
     aligner = driver.map_from_statistics(stats_of[u.index] for u in units)
     aligner.meta["job"] = key
@@ -337,35 +378,36 @@ def _score_units(
     by_index = {u.index: u for u in todo}
     pending: dict[int, list] = {}
     seen: dict[int, set] = {}
-    bar = _bar(total, progress, "scoring")
-    bar.update(done_rows)
-    ds = _map_batches(ray, todo, _ScoreUnits, config, extras, pool)
-    for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
-        for unit_id in sorted(set(block.column("_unit").to_pylist())):
-            pending.setdefault(unit_id, []).append(
-                block.filter(pc.equal(block.column("_unit"), unit_id))
-            )
-            seen.setdefault(unit_id, set()).update(pending[unit_id][-1].column("_row").to_pylist())
-            unit = by_index[unit_id]
-            if len(seen[unit_id]) < unit.rows:
-                continue
-            # rows in input order, each once (a retried call may have sent some already)
-            table = pa.concat_tables(pending.pop(unit_id))
-            rows = table.column("_row").to_numpy()
-            _, first = np.unique(rows, return_index=True)
-            table = table.take(pa.array(first))
-            del seen[unit_id]
-            report = UnitReport(**json.loads(table.column("_report")[0].as_py()))
-            table = table.drop_columns(["_unit", "_row", "_report"])
-            write_part(out, unit, table, signature=signature, job=key)
-            summary.reports.append(report)
-            summary.error_rows += report.errors
-            if report.errors and len(summary.first_errors) < 5:
-                errs = [e for e in table.column("error").to_pylist() if e]
-                summary.first_errors += errs[: 5 - len(summary.first_errors)]
-            bar.update(unit.rows)
-            if on_unit is not None:
-                on_unit(report)
-    bar.close()
+    with _bar(total, progress, "scoring") as bar:
+        bar.update(done_rows)
+        ds = _map_batches(ray, todo, _ScoreUnits, config, extras, pool)
+        for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+            for unit_id in sorted(set(block.column("_unit").to_pylist())):
+                pending.setdefault(unit_id, []).append(
+                    block.filter(pc.equal(block.column("_unit"), unit_id))
+                )
+                seen.setdefault(unit_id, set()).update(
+                    pending[unit_id][-1].column("_row").to_pylist()
+                )
+                unit = by_index[unit_id]
+                if len(seen[unit_id]) < unit.rows:
+                    continue
+                # rows in input order, each once (a retried call may have sent some already)
+                table = pa.concat_tables(pending.pop(unit_id))
+                rows = table.column("_row").to_numpy()
+                _, first = np.unique(rows, return_index=True)
+                table = table.take(pa.array(first))
+                del seen[unit_id]
+                report = UnitReport(**json.loads(table.column("_report")[0].as_py()))
+                table = table.drop_columns(["_unit", "_row", "_report"])
+                write_part(out, unit, table, signature=signature, job=key)
+                summary.reports.append(report)
+                summary.error_rows += report.errors
+                if report.errors and len(summary.first_errors) < 5:
+                    errs = [e for e in table.column("error").to_pylist() if e]
+                    summary.first_errors += errs[: 5 - len(summary.first_errors)]
+                bar.update(unit.rows)
+                if on_unit is not None:
+                    on_unit(report)
     if pending:
         raise XLScoreError(f"Ray returned incomplete output for units {sorted(pending)}")

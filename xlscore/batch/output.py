@@ -13,6 +13,8 @@ from xlscore.io.pairfiles import part_path
 
 MANIFEST = "_xlscore_job.json"
 MAP_FILE = "_xlscore_map.npz"
+#: Ray's native log lines of the last run (:mod:`xlscore.batch.console`)
+RAY_LOG = "_ray.log"
 
 
 def _count_errors(out: Path, units: set[int]) -> int:

@@ -112,6 +112,7 @@ def add_batch_parser(sub) -> None:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from xlscore.batch.distributed import score_dataset
+    from xlscore.batch.output import RAY_LOG
     from xlscore.cli.options import scorer_options
     from xlscore.io.pairfiles import PairColumns
 
@@ -147,6 +148,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
         print(
             f"xlscore: warning: {summary.error_rows} rows not scored (column 'error'), e.g. "
             + "; ".join(summary.first_errors[:3]),
+            file=sys.stderr,
+        )
+    if summary.ray_lines:
+        print(
+            f"xlscore: Ray logged {summary.ray_lines} lines of its own: {summary.output / RAY_LOG}",
             file=sys.stderr,
         )
     print(f"xlscore: {summary.signature}", file=sys.stderr)
