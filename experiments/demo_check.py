@@ -8,6 +8,7 @@ consensus blend, ranking the four translations of each source together.
 
 from __future__ import annotations
 
+import argparse
 import csv
 from collections import defaultdict
 from pathlib import Path
@@ -31,6 +32,7 @@ def _row(name: str, by: dict[str, dict[str, float]]) -> str:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     with open(DEMO / "demo.tsv", encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
     sources = [r["source"] for r in rows]

@@ -30,20 +30,11 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-import numpy as np
 from _protocol import CACHE, RTM15_FILE, fold_split, git_file, load_sets
 from _results import cpu_name
-from estimator import _e5_all, save_estimates
+from estimator import save_estimates
 
-from xlscore.estimator.distill import (
-    STUDENT,
-    Pair,
-    inherit_layers,
-    minus_similarity,
-    student_of,
-    teacher_labels,
-    with_corruptions,
-)
+from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.io.judgments import ErrorMark, Judgment
 
@@ -131,22 +122,6 @@ def read_labels(path: Path) -> list[Judgment]:
     return rows
 
 
-def pool_similarity(path: Path, rows: list[Judgment], progress: bool) -> np.ndarray:
-    """The multilingual e5 similarity of each labelled pair (what the teacher's
-    ``similarity_weight`` blends in; :func:`estimator.e5_similarity` for the test sets),
-    computed once beside the labels."""
-    cached = path.parent / "similarity.npy"
-    if not cached.exists():
-        res = _e5_all().score(
-            [r.source for r in rows], [r.translation for r in rows], progress=progress
-        )
-        np.save(cached, np.array([r.score for r in res]))
-    sim = np.load(cached)
-    if len(sim) != len(rows):
-        raise SystemExit(f"{cached} is not of these labels: remove it")
-    return sim
-
-
 def cmd_run(args, sets) -> None:
     spec_file = labels_file(args).parent / "pool.json"
     if not spec_file.exists():
@@ -156,16 +131,9 @@ def cmd_run(args, sets) -> None:
     if len(rows) != expected:
         raise SystemExit(f"{len(rows)} of {expected} labels: finish `label` first")
     meta = read_metadata(args.shipped)
-    similarity_weight = float(meta.get("similarity_weight", 0.0))
-    if args.minus_similarity:
-        if not similarity_weight:
-            raise SystemExit(f"{args.shipped} has no similarity to take out of the labels")
-        sim = pool_similarity(labels_file(args), rows, not args.quiet)
-        rows = minus_similarity(rows, sim, similarity_weight)
     recipe = replace(
         STUDENT,
         layers=args.layers,
-        layer_pick=args.pick,
         epochs=args.epochs,
         seed=args.seed,
         rank_weight=args.rank_weight,
@@ -182,16 +150,8 @@ def cmd_run(args, sets) -> None:
         "da": True,
         "multilingual": [],
         "teacher": args.teacher,
-        **({"inherit": True} if args.inherit else {}),
-        **({"minus_similarity": similarity_weight} if args.minus_similarity else {}),
         "pool": {k: v for k, v in json.loads(spec_file.read_text()).items() if k != "pairs"},
-        "note": f"a {args.layers}-layer student of {args.teacher}, distilled on its labels"
-        + (f", starting from the teacher's layers {args.pick}" if args.inherit else "")
-        + (
-            ", without its similarity part (the student adds it back at the same weight)"
-            if args.minus_similarity
-            else ""
-        ),
+        "note": f"a {args.layers}-layer student of {args.teacher}, distilled on its labels",
     }
     cfg_file = folder / "config.json"
     if cfg_file.exists() and json.loads(cfg_file.read_text()) != config:
@@ -202,10 +162,6 @@ def cmd_run(args, sets) -> None:
         return
     t0 = time.time()
     student = student_of(float(meta.get("check_weight", 0.0)), recipe)
-    if args.minus_similarity:
-        student.similarity_weight = similarity_weight
-    if args.inherit:
-        inherit_layers(student, teacher(args.teacher, args.fold, args.shipped))
     student.fit([rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
     student.save(out / "full.safetensors", name=f"{args.variant}-{args.fold}")
     minutes = max(time.time() - t0, student.log.seconds) / 60
@@ -237,22 +193,6 @@ def main() -> None:
     ap.add_argument("--pool-name", default="", help="name of a pool made with other settings")
     ap.add_argument("--variant", default="st4")
     ap.add_argument("--layers", type=int, default=STUDENT.layers)
-    ap.add_argument(
-        "--pick",
-        default="",
-        help="the base layers the student keeps, e.g. 0,4,8,11 (empty: the lowest --layers)",
-    )
-    ap.add_argument(
-        "--inherit",
-        action="store_true",
-        help="start the student's layers from the fold's teacher's (those --pick names)",
-    )
-    ap.add_argument(
-        "--minus-similarity",
-        action="store_true",
-        help="learn the teacher's estimate without its similarity part, and keep the "
-        "similarity at the teacher's weight (a second encoder pass, as the teacher's)",
-    )
     ap.add_argument("--epochs", type=float, default=STUDENT.epochs)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(

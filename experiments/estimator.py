@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 from _protocol import CACHE, LODO, MULTILINGUAL, K, fold_names, fold_split, load_sets, split
-from _results import code_digest, cpu_name
+from _results import cpu_name
 
 from xlscore.cli.options import recipe_type
 from xlscore.estimator.training import Recipe
@@ -283,33 +283,6 @@ def e5_similarity(sets: dict, test: str, progress: bool = True) -> tuple[np.ndar
     return np.load(f), np.load(g)
 
 
-def pass_similarity(path: Path, sets: dict, test: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`e5_similarity` for an estimator file whose similarity comes from its own pass
-    (``similarity_depth``): that pass's F1 of each test row of ``test``, with the foreign-word
-    penalty, and the share of foreign words. Every fold model of a recipe that freezes the
-    layers below that depth has the same similarity (the base model's own states), so the
-    file stands for its folds; computed once per file and code digest into the experiment
-    cache."""
-    from xlscore.estimator.model import QualityEstimator
-    from xlscore.io.cache import sha256_file
-    from xlscore.results import penalised
-
-    _, foreign = e5_similarity(sets, test)
-    f = CACHE / "baselines" / f"pass-{sha256_file(path)[:12]}-{code_digest()}-{test}.npy"
-    if not f.exists():
-        est = QualityEstimator.load(path)
-        if est.recipe.freeze_layers < est.similarity_depth:
-            raise SystemExit(
-                f"{path}: its similarity comes from layer {est.similarity_depth} of its pass, "
-                f"but only {est.recipe.freeze_layers} layers are frozen, so its fold models' "
-                "similarities differ from its own: export them with the folds instead"
-            )
-        rows = baseline_tests(sets)[test]
-        res = est.estimate([r.source for r in rows], [r.translation for r in rows], progress=True)
-        np.save(f, np.array([e.similarity for e in res], dtype=float))
-    return penalised(np.load(f), foreign, -1.0), foreign
-
-
 def cmd_baselines(args, sets) -> None:
     """Unsupervised rows: the paper's anchor F1 (the previous default), multilingual e5
     all-words F1, the character length ratio (translation / source, log)."""
@@ -459,7 +432,7 @@ def cmd_export(args, sets) -> None:
     probabilities as ``start:end:p:minor:major`` items, and with a meaning head its raw
     output, ``meaning``): what :mod:`gate` reads, small enough
     to commit, so that a fold is trained once."""
-    from estimator_tables import load_words
+    from estimator_report import load_words
     from folds import FOLDS
 
     folder = CACHE / args.variant

@@ -1,6 +1,6 @@
 """The exported fold predictions (``results/folds/VARIANT/FOLD.tsv``, written by
 ``python experiments/estimator.py export``) and the WMT22 word tags they are tagged against:
-what :mod:`gate` and :mod:`ladder` read, so that a fold is trained once and its predictions
+what :mod:`gate` and :mod:`span_threshold` read, so that a fold is trained once and its predictions
 outlive the experiment cache."""
 
 from __future__ import annotations
@@ -62,12 +62,6 @@ def agreement_on(rows: list, scores: list[float], n_boot: int):
 def config(name: str) -> dict:
     """The variant's configuration as exported (recipe, data, note)."""
     return json.loads((FOLDS / name / "config.json").read_text())
-
-
-def log(name: str, fold: str) -> dict | None:
-    """The fold's training log (minutes, rows, steps), when exported."""
-    f = FOLDS / name / f"{fold}.log.json"
-    return json.loads(f.read_text()) if f.exists() else None
 
 
 @dataclass

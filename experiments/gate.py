@@ -91,9 +91,6 @@ REFERENCES = (
 )
 #: today's default: the candidate's mean over the sets may not fall below its recipe's
 REFERENCE = "rtm15-e5s"
-#: the reference of issue 33's challenge rule (a candidate significantly worse than it in a
-#: category failed), kept for the experiments that measured candidates by that rule
-CHALLENGE_FLOOR = "adq-e5s"
 
 
 def reference_file(ref: Reference) -> Path:
@@ -116,8 +113,6 @@ def shipping(path: Path) -> Shipping:
         meta = read_metadata(path)
     except ModelError as err:
         raise SystemExit(str(err)) from None
-    if int(meta.get("similarity_depth", 0)):
-        raise SystemExit(f"{path}: a similarity from the estimator's own pass is not on the sets")
     recipe = meta.get("recipe") or {}
     blend = Blend(
         float(meta.get("meaning_blend", 0.0)),
@@ -143,12 +138,6 @@ def challenge_outcomes(path: Path) -> dict[str, list[bool]]:
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps(won))
     return won
-
-
-def floor_outcomes() -> dict[str, list[bool]]:
-    """The challenge outcomes of :data:`CHALLENGE_FLOOR` as it shipped."""
-    (ref,) = [r for r in REFERENCES if r.name == CHALLENGE_FLOOR]
-    return challenge_outcomes(reference_file(ref))
 
 
 def word_tags(data_dir: Path, variant: str, threshold: float | None, rows: list):

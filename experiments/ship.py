@@ -1,9 +1,10 @@
 """Make the shipped estimator file from a finished fold of ``estimator.py run``: the fold's
 model with its delta compressed as the package ships it (rank 64, int8), and the meaning blend,
-similarity weight and check weight that ``combine.py`` chose on validation data.
+similarity weight and check weight chosen on validation data (today's by ``rule.py``).
 
-    python experiments/ship.py --variant adq2 --fold lodo-news --similarity-weight 10 \\
-        --name adq-e5s -o xlscore/estimator/weights/adq-e5s.safetensors
+    python experiments/ship.py --variant rtm15 --fold all --meaning-blend 0.005 \\
+        --check-weight 0.25 --span-threshold 0.7 --name rtm15-all-e5s \\
+        -o xlscore/estimator/weights/rtm15-all-e5s.safetensors
 
 Prints the file's SHA-256 for :data:`xlscore.estimator.model.SHIPPED`.
 """
@@ -26,13 +27,6 @@ def main() -> None:
     ap.add_argument("--variant", required=True)
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
-    ap.add_argument(
-        "--similarity-depth",
-        type=int,
-        default=0,
-        help="take the similarity from the estimator's own pass after this many layers "
-        "(0: a separate e5@9 pass)",
-    )
     ap.add_argument(
         "--check-weight", type=float, default=0.0, help="score lost per reliable check finding"
     )
@@ -66,10 +60,6 @@ def main() -> None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
     model.similarity_weight = args.similarity_weight
-    try:
-        model.similarity_depth = args.similarity_depth
-    except XLScoreError as err:
-        raise SystemExit(f"--similarity-depth: {err}") from None
     if args.check_weight < 0:
         raise SystemExit("--check-weight must not be negative")
     model.check_weight = args.check_weight
@@ -79,7 +69,7 @@ def main() -> None:
         raise SystemExit(f"--meaning-blend: {err}") from None
     try:
         path = model.save(args.output, name=args.name)
-    except XLScoreError as err:  # e.g. a similarity depth without a weight
+    except XLScoreError as err:
         raise SystemExit(str(err)) from None
     print(f"{path}: {path.stat().st_size / 1e6:.1f} MB, sha256 {model.digest}")
 

@@ -16,6 +16,8 @@ from xlscore.batch.distributed import ray_session, score_dataset
 from xlscore.cli.main import main
 from xlscore.errors import XLScoreError
 
+pytestmark = pytest.mark.slow  # Ray, a browser or a notebook kernel: the full run only
+
 SOURCES = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
 ENGINES = {
     f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()

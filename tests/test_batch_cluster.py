@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
+
+pytestmark = pytest.mark.slow  # Ray, a browser or a notebook kernel: the full run only
 
 
 def test_a_killed_worker_loses_and_duplicates_nothing(tmp_path, wordpiece_dir, unigram_dir):

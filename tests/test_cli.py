@@ -381,6 +381,7 @@ def test_output_is_checked_before_the_models_load_and_write_errors_name_it(tmp_p
 
 
 # ------------------------------------------------------------------ rank, fit, evaluate, plot
+@pytest.mark.slow
 def test_a_closed_pipe_is_not_an_error():
     """``xlscore score ... | head -1``: the reader goes away, xlscore stops quietly with 0."""
     p = subprocess.Popen(
@@ -568,10 +569,6 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
             "1",
             "--delta-rank",
             "2",
-            "--similarity-weight",
-            "2",
-            "--similarity-depth",
-            "1",
             "--meaning-weight",
             "0.5",
             "--meaning-blend",
@@ -586,7 +583,7 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
 
     meta = read_metadata(out)
     assert meta["meaning_blend"] == 0.25 and meta["recipe"]["meaning_weight"] == 0.5
-    assert meta["check_weight"] == 0.5 and meta["similarity_depth"] == 1
+    assert meta["check_weight"] == 0.5 and "similarity_weight" not in meta
     assert not list(out.parent.glob("*.ckpt*"))  # the checkpoint is gone once saved
     s = ok(
         cli(
@@ -605,8 +602,7 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
         )
     )
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
-    # the similarity comes from the estimator's own pass after its first layer
-    assert "+2*sim:pass@1-0.5*checks" in s.stdout.splitlines()[0]
+    assert "+0.25*meaning-0.5*checks|" in s.stdout.splitlines()[0]
     scores = [
         float(x["estimate"])
         for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")
@@ -665,6 +661,7 @@ def test_train_on_a_multi_pair_file_leaving_out_shared_sources(tmp_path, unigram
     assert f"trained on {kept} judged translations from 2 set(s)" in t.stdout
 
 
+@pytest.mark.slow
 def test_plot_alignment_writes_a_png(tmp_path):
     out = tmp_path / "fig.png"
     rows = [r for r in read_demo() if r["id"] == "9"]

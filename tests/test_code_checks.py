@@ -6,6 +6,7 @@ mypy on the package (mypy.ini). The same commands run as pre-commit hooks
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 
@@ -25,6 +26,7 @@ def test_ruff_formatter_has_nothing_to_change():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_type_error_in_the_package():
     r = _run("mypy", "--no-incremental")
     assert r.returncode == 0, r.stdout + r.stderr

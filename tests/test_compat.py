@@ -26,6 +26,7 @@ def _close(ours, theirs, tol=1e-4):
         assert (o.precision, o.recall, o.f1) == pytest.approx(t, abs=tol)
 
 
+@pytest.mark.slow
 def test_equals_bert_score_on_e5_pack():
     sources = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:6]
     mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()[:6]

@@ -11,7 +11,6 @@ from xlscore.estimator.crossencoder import (
     CrossEncoder,
     alignment_features,
     encode_pairs,
-    pass_similarity,
 )
 
 
@@ -108,27 +107,3 @@ def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir
     _, _, log_clean = det(ids, mask, parts=True)
     assert torch.allclose(log_clean[:, 2], torch.nn.functional.logsigmoid(parts[:, 2]))
     assert (log_clean[:, 2] < 0).all()
-
-
-def test_the_pass_similarity_is_the_matching_f1_kept_within_a_cosines_range():
-    # source pieces e0 and e1; translation pieces e0 and e1 (each pair its own changes below)
-    h = torch.zeros(3, 4, 2)
-    h[:, 0, 0] = h[:, 2, 0] = 1
-    h[:, 1, 1] = h[:, 3, 1] = 1
-    side = torch.tensor([[SOURCE, SOURCE, TRANSLATION, TRANSLATION]] * 3)
-    # pair 1: a translation pointing away from its source, precision = recall = -0.3: their
-    # harmonic mean would be positive
-    h[1, 1] = torch.tensor([0.6, 0.8])
-    h[1, 2], h[1, 3] = torch.tensor([-1.0, 0.0]), torch.tensor([0.0, -1.0])
-    feats = alignment_features(h, side)[0]
-    sim = pass_similarity(h, side)
-    assert sim[0] == pytest.approx(1.0, abs=1e-6)  # a perfect match: F1 itself
-    p, r = feats[1, 0].item(), feats[1, 1].item()
-    assert p == pytest.approx(-0.3, abs=1e-6) and r == pytest.approx(-0.3, abs=1e-6)
-    assert feats[1, 2] > 0 and sim[1] == pytest.approx(-0.3, abs=1e-6)
-    # precision 1, recall -0.5 (three of four source pieces point away): F1 would be -2
-    g = torch.tensor([[[1.0, 0.0], [-1.0, 0.0], [-1.0, 0.0], [-1.0, 0.0], [1.0, 0.0]]])
-    one = torch.tensor([[SOURCE, SOURCE, SOURCE, SOURCE, TRANSLATION]])
-    f = alignment_features(g, one)[0][0]
-    assert f[2] == pytest.approx(-2.0, abs=1e-5)
-    assert pass_similarity(g, one)[0] == pytest.approx(-0.5, abs=1e-6)

@@ -10,8 +10,6 @@ from xlscore import ModelError, XLScoreError
 from xlscore.estimator.distill import (
     STUDENT,
     Pair,
-    inherit_layers,
-    minus_similarity,
     student_of,
     teacher_labels,
     with_corruptions,
@@ -71,34 +69,6 @@ def test_a_student_keeps_the_lowest_layers_and_survives_saving(unigram_dir, tmp_
         QualityEstimator(str(unigram_dir), recipe=replace(TINY, layers=99))
 
 
-def test_a_student_can_start_from_the_teacher_s_picked_layers(unigram_dir, tmp_path):
-    teacher = QualityEstimator(str(unigram_dir), recipe=replace(TINY, layers=0), precision="fp32")
-    teacher.fit([_labelled()])  # every layer moved away from the base
-    top = len(teacher.model.encoder.encoder.layer) - 1
-    recipe = replace(TINY, layers=1, layer_pick=str(top))
-    student = student_of(0.25, recipe, base=str(unigram_dir), precision="fp32")
-    base_top = QualityEstimator(str(unigram_dir), recipe=replace(TINY, layers=0), precision="fp32")
-    # the picked layer is the base's top layer, not its lowest
-    a = base_top.model.encoder.encoder.layer[top].state_dict()
-    b = student.model.encoder.encoder.layer[0].state_dict()
-    assert all(np.allclose(a[k].numpy(), b[k].numpy()) for k in a)
-    inherit_layers(student, teacher)
-    t = teacher.model.encoder.encoder.layer[top].state_dict()
-    b = student.model.encoder.encoder.layer[0].state_dict()
-    assert all(np.allclose(t[k].numpy(), b[k].numpy()) for k in t)
-    assert not all(np.allclose(a[k].numpy(), t[k].numpy()) for k in a)
-    student.fit([_labelled()])
-    pred = student.predict(EN, RU)
-    # the file holds the change from the base's picked layer, so it loads to the same model
-    again = QualityEstimator.load(student.save(tmp_path / "s.safetensors"), precision="fp32")
-    assert again.recipe.picked() == (top,)
-    assert np.allclose(again.predict(EN, RU), pred, atol=1e-5)
-    with pytest.raises(XLScoreError, match="layer_pick names"):
-        replace(TINY, layers=2, layer_pick="3,1")
-    with pytest.raises(XLScoreError, match="layer_pick names"):
-        replace(TINY, layers=1, layer_pick="a")
-
-
 def test_a_student_recipe_must_be_a_student_s(unigram_dir):
     with pytest.raises(XLScoreError, match="keeps some layers and learns raw targets"):
         student_of(0.0, replace(TINY, targets="normal"), base=str(unigram_dir))
@@ -148,17 +118,12 @@ def test_teacher_labels_are_its_scores_without_the_check_term():
         list(teacher_labels(offline_scorer(), pairs))
 
 
-def test_labels_without_the_similarity_give_back_the_teacher_s_estimate():
-    from xlscore.final_score import estimator_score
+def test_a_file_written_before_layer_pick_left_loads_and_a_pick_is_refused():
+    """``layer_pick`` (the refused student st4i's) left the recipe: the value that meant "not
+    used", which the shipped files store, is accepted; any other is refused by name."""
+    from dataclasses import asdict
 
-    rows = _labelled()[:3]
-    estimates, sims = [0.4, -1.2, 2.0], [0.9, 0.1, float("nan")]
-    labelled = [
-        replace(r, human=estimator_score(e, foreign=0.0, similarity=s, weight=5.0, floor=-3.0))
-        for r, e, s in zip(rows, estimates, sims)
-    ]
-    out = minus_similarity(labelled, sims, 5.0)
-    assert [r.translation for r in out] == [r.translation for r in rows[:2]]
-    assert np.allclose([r.human for r in out], estimates[:2])
-    with pytest.raises(XLScoreError, match="3 labels but 2 similarities"):
-        minus_similarity(labelled, sims[:2], 5.0)
+    d = asdict(TINY)
+    assert Recipe.from_dict({**d, "layer_pick": ""}) == TINY
+    with pytest.raises(XLScoreError, match="layer_pick was a refused experiment's setting"):
+        Recipe.from_dict({**d, "layer_pick": "0,4,8,11"})

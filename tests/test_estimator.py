@@ -378,58 +378,13 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     assert "*sim" not in full.signature() and "|sim:pack:e5-small@9#" in full.signature()
 
 
-def test_a_similarity_from_the_estimators_own_pass_needs_no_second_encoder(
-    trained, tmp_path, e5, minilm, monkeypatch
-):
-    from xlscore import XLScorer
-    from xlscore.estimator.crossencoder import pass_similarity
-
-    src = ["The museum opens at 9.", "Sales rose by 5%.", "The museum opens at 9."]
-    mt = ["Музей открывается в 9.", "Продажи упали на 5%.", "The museum opens at 9."]
-    est = _saved_with(
-        trained, tmp_path / "pass.safetensors", similarity_weight=2.5, similarity_depth=1
-    )
-    assert est.similarity_depth == 1 and est.describe()["similarity_depth"] == 1
-    assert not est.separate_similarity
-    # the estimate's similarity is the greedy-matching F1 over the states after layer 1
-    estimates = est.estimate(src, mt)
-    for (s, t), e in zip(zip(src, mt), estimates):
-        [enc], _ = est._encode([(s, t)], est.max_length)
-        ids = torch.tensor([enc.ids])
-        with torch.no_grad():
-            states = est.model.encoder(
-                input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True
-            ).hidden_states
-        want = pass_similarity(states[1], torch.tensor([enc.side]))[0]
-        assert e.similarity == pytest.approx(float(want), abs=1e-5)
-        assert e.score == pytest.approx(float(trained.predict([s], [t])[0]), abs=1e-5)
-    # the scorer blends it in with the foreign-text penalty and embeds no side with e5
-    monkeypatch.setattr(e5, "embed_words", lambda *a, **k: pytest.fail("a second pass"))
-    lexicon = _museum_lexicon(tmp_path)
-    scorer = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=est, fields="score")
-    res = scorer.score(src, mt)
-    for r, e in zip(res, estimates):
-        assert r.similarity == pytest.approx(e.similarity - r.foreign * (e.similarity + 1))
-        assert r.score == pytest.approx(r.estimate - 2.5 * (1 - r.similarity), abs=1e-9)
-    assert res[2].foreign > 0 and res[2].similarity < res[0].similarity
-    assert "+2.5*sim:pass@1" in scorer.signature() and "sim:pack" not in scorer.signature()
-    # a depth the model does not have, or one without a weight, is refused
-    with pytest.raises(XLScoreError, match="similarity_depth must be a whole number"):
-        est.similarity_depth = 99
-    trained.similarity_depth = 1
-    try:  # nor is such a file written
-        with pytest.raises(XLScoreError, match="needs a similarity_weight"):
-            trained.save(tmp_path / "never.safetensors")
-    finally:
-        trained.similarity_depth = 0
-    assert not (tmp_path / "never.safetensors").exists()
+def test_a_file_that_reads_its_similarity_from_its_own_pass_is_refused(trained, tmp_path):
+    """``similarity_depth`` (the refused one-pass rtf9's mechanism) left the package; such a
+    file is refused with a line naming the tag that still reads it."""
     path = trained.save(tmp_path / "t.safetensors")
-    _rewritten(path, tmp_path / "noweight.safetensors", similarity_depth=1)
-    with pytest.raises(ModelError, match="similarity_depth but no similarity_weight"):
-        QualityEstimator.load(tmp_path / "noweight.safetensors")
-    _rewritten(path, tmp_path / "neg.safetensors", similarity_weight=1, similarity_depth=-1)
-    with pytest.raises(ModelError, match="bad similarity_depth -1"):
-        QualityEstimator.load(tmp_path / "neg.safetensors")
+    _rewritten(path, tmp_path / "pass.safetensors", similarity_weight=1, similarity_depth=9)
+    with pytest.raises(ModelError, match="no longer does; git tag research-2026-11"):
+        QualityEstimator.load(tmp_path / "pass.safetensors")
 
 
 def test_the_score_formula_is_one_function_for_numbers_and_arrays():

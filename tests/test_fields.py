@@ -118,6 +118,7 @@ def test_without_an_estimator_the_paper_columns_are_always_computed():
     assert r.f1 is not None and r.score == pytest.approx(r.f1)
 
 
+@pytest.mark.slow
 def test_cli_fields(tmp_path):
     """`score --fields score` writes empty paper columns (TSV) or nulls (JSON) and resumes;
     `rank` computes the score only by default; a bad field name is a clear error."""
@@ -224,6 +225,7 @@ def test_default_fields_load_no_english_encoder(monkeypatch):
     assert lean.dictionary_map().W_ is not None and lean.en.layer == full.en.layer
 
 
+@pytest.mark.slow
 def test_words_alone_need_no_encoder_pass(monkeypatch):
     """An estimator without a similarity (the shipped student), asked for the score alone: the
     words (for the foreign-text share and the flags) come from the tokenizer, the encoder never

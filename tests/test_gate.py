@@ -1,20 +1,16 @@
-"""The ship gate's arithmetic: paired bootstrap checks that can fail, and the challenge rule."""
+"""The ship gate's arithmetic: paired bootstrap checks that can fail, and the challenge floor."""
 
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
 from xlscore.evaluation.gate import (
-    by_category,
-    challenge_checks,
     compare_grouped_spearman,
     compare_scores,
     compare_tags,
-    failing_categories,
     floor_checks,
     grouped_spearman,
     mcc_of_counts,
-    sign_test,
     token_counts,
 )
 
@@ -72,78 +68,6 @@ def test_a_tagger_that_misses_the_errors_is_significantly_worse():
     assert not compare_tags(gold, close, blind, n_boot=200).worse
 
 
-def test_the_sign_test_counts_only_the_pairs_the_models_disagree_on():
-    assert sign_test(0, 0) == 1.0
-    assert sign_test(1, 0) == 0.5
-    assert sign_test(3, 0) == 0.125
-    assert sign_test(5, 0) == pytest.approx(1 / 32)
-    # 6 of 8 discordant pairs against: P(X >= 6), X ~ Bin(8, 1/2) = (28 + 8 + 1) / 256
-    assert sign_test(6, 2) == pytest.approx(37 / 256)
-    assert sign_test(2, 6) > 0.9
-
-
-def _outcomes(wins: int, total: int) -> list[bool]:
-    return [True] * wins + [False] * (total - wins)
-
-
-def test_a_challenge_category_fails_when_significantly_worse_or_below_the_floor():
-    ref = {
-        "number": _outcomes(17, 17),
-        "role_swap": _outcomes(13, 13),
-        "antonym": _outcomes(18, 20),
-    }
-    same = challenge_checks(ref, ref)
-    assert [c.category for c in same] == ["number", "role_swap", "antonym", "all"]
-    assert not any(c.fails for c in same)
-    # one pair short in a category: neither significant nor under 8 in 10
-    near = dict(ref, role_swap=_outcomes(12, 13))
-    (rs,) = [c for c in challenge_checks(near, ref) if c.category == "role_swap"]
-    assert (rs.candidate, rs.reference, rs.losses, rs.gains, rs.p) == (12, 13, 1, 0, 0.5)
-    assert rs.floor == 11 and not rs.fails
-    # three short of 13: not significant (p = 1/8) but under the floor of 11
-    low = dict(ref, role_swap=_outcomes(10, 13))
-    (rs,) = [c for c in challenge_checks(low, ref) if c.category == "role_swap"]
-    assert rs.below_floor and not rs.worse and rs.fails
-    # five lost and none gained in a category of 17: p = 1/32, significantly worse
-    worse = dict(ref, number=_outcomes(12, 17))
-    (nb,) = [c for c in challenge_checks(worse, ref) if c.category == "number"]
-    assert nb.worse and nb.p == pytest.approx(1 / 32) and nb.floor == 14
-    # gains and losses in one category cancel: the same count, other pairs
-    swapped = dict(ref, antonym=[False, True, *([True] * 17), False])
-    (an,) = [c for c in challenge_checks(swapped, ref) if c.category == "antonym"]
-    assert (an.candidate, an.losses, an.gains) == (18, 1, 1) and not an.fails
-    # over the whole set, one pair short in each of five categories is significant
-    five = {k: _outcomes(9, 10) for k in "abcde"}
-    ten = {k: _outcomes(10, 10) for k in "abcde"}
-    checks = challenge_checks(five, ten)
-    assert not any(c.fails for c in checks[:-1])
-    assert checks[-1].category == "all" and checks[-1].worse and checks[-1].losses == 5
-    # a category the candidate lacks is all lost
-    (gone,) = [
-        c for c in challenge_checks({"number": ref["number"]}, ref) if c.category == "antonym"
-    ]
-    assert gone.candidate == 0 and gone.fails
-    with pytest.raises(ValueError, match="role_swap: 12 candidate outcomes for 13"):
-        challenge_checks(dict(ref, role_swap=_outcomes(12, 12)), ref)
-
-
-def test_outcomes_are_grouped_by_category_in_order():
-    got = by_category([True, False, False, True], ["a", "b", "a", "b"])
-    assert got == {"a": [True, False], "b": [False, True]}
-    with pytest.raises(ValueError, match="3 outcomes for 2 categories"):
-        by_category([True, True, False], ["a", "b"])
-
-
-def test_failing_categories_names_the_checks_that_fail_from_raw_outcomes():
-    ref = {"a": [True] * 10, "b": [True] * 10}
-    cats = ["a"] * 10 + ["b"] * 10
-    assert failing_categories([True] * 20, cats, ref) == set()
-    # "a" under 8 in 10; "all": 3 losses and no gains is not significant (p = 1/8)
-    assert failing_categories([False] * 3 + [True] * 17, cats, ref) == {"a"}
-    # five losses, all in "b": below its floor, and significant there and overall (p = 1/32)
-    assert failing_categories([True] * 10 + [False] * 5 + [True] * 5, cats, ref) == {"b", "all"}
-
-
 def test_grouped_spearman_is_the_mean_of_each_groups_spearman():
     rng = np.random.default_rng(3)
     human = rng.normal(size=90)
@@ -169,6 +93,10 @@ def test_a_single_translation_metric_that_ignores_one_group_is_significantly_wor
     assert not compare_grouped_spearman(groups, human, good, half, n_boot=200).worse
     same = compare_grouped_spearman(groups, human, good, good.copy(), n_boot=50)
     assert same.delta.value == 0 and not same.worse
+
+
+def _outcomes(wins: int, total: int) -> list[bool]:
+    return [True] * wins + [False] * (total - wins)
 
 
 def test_the_challenge_floor_is_half_of_each_category_and_four_fifths_of_all():

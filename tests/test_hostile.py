@@ -89,6 +89,7 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.slow
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=5), st.randoms())
 def test_random_unicode_scores_are_finite_bounded_and_order_free(tiny, pairs, rnd):
     src, mt = [p[0] for p in pairs], [p[1] for p in pairs]
@@ -114,6 +115,7 @@ def test_random_unicode_scores_are_finite_bounded_and_order_free(tiny, pairs, rn
         st.characters(whitelist_categories=("Lu", "Ll", "Nd", "Po", "Zs")), min_size=1, max_size=30
     ).filter(lambda s: any(c.isalnum() for c in s))
 )
+@pytest.mark.slow
 def test_multilingual_self_score_is_one(multi, text):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -184,6 +186,7 @@ def test_cli_scores_a_one_line_file(tmp_path, tiny_models):
     assert len([x for x in r.stdout.splitlines() if x[:1].isdigit()]) == 1
 
 
+@pytest.mark.slow
 def test_cli_scores_a_200000_line_file(tmp_path, tiny_models):
     n = 200_000
     words = ["the cat", "sat on the mat", "a b c", "x", "the cats sat"]
@@ -235,6 +238,7 @@ def test_cli_nfd_input_scores_like_nfc(tmp_path, tiny_models):
     assert rows[0][2:] == rows[1][2:]
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_identical_file(tmp_path):
     """kill -9 in the middle of ``xlscore score``, then ``--resume``: the same bytes as an
     uninterrupted run, no segment lost or repeated. (The killed run is a real process; the

@@ -16,6 +16,21 @@ def _module_name(path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _imported(mod: str, node: ast.AST, paths: dict, is_pkg: bool) -> list[str]:
+    """What an import statement ``node`` of module ``mod`` names, each name resolved to the
+    module that defines it (``[]`` for any other statement)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    target = node.module or ""
+    if node.level:
+        base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+        base = base[: len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    return [f"{target}.{a.name}" if f"{target}.{a.name}" in paths else target for a in node.names]
+
+
 def _modules() -> dict[str, set[str]]:
     """Every module of the package and the package modules it imports (anywhere in it,
     functions included), each import resolved to the module that defines the name."""
@@ -25,18 +40,7 @@ def _modules() -> dict[str, set[str]]:
         deps = set()
         is_pkg = path.name == "__init__.py"
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = name.split(".") if is_pkg else name.split(".")[:-1]
-                    base = base[: len(base) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
-                for alias in node.names:
-                    sub = f"{target}.{alias.name}"
-                    deps.add(sub if sub in paths else target)
-            elif isinstance(node, ast.Import):
-                deps.update(a.name for a in node.names)
+            deps.update(_imported(name, node, paths, is_pkg))
         graph[name] = {d for d in deps if d in paths and d != name}
     return graph
 
@@ -102,6 +106,63 @@ def test_import_xlscore_loads_no_cli_ray_or_report_code():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == ""
+
+
+def _import_time_targets(mod: str, body: list, paths: dict, is_pkg: bool) -> list[str]:
+    """The modules the statements ``body`` of module ``mod`` import when it is loaded:
+    functions and ``if TYPE_CHECKING:`` blocks are not run then, classes and other blocks are."""
+    out: list[str] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            out += _import_time_targets(mod, node.orelse, paths, is_pkg)
+            continue
+        out += _imported(mod, node, paths, is_pkg)
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            if isinstance(node, (ast.ClassDef, ast.If, ast.Try, ast.With, ast.ExceptHandler)):
+                out += _import_time_targets(mod, getattr(node, field, []), paths, is_pkg)
+    return out
+
+
+def _loaded_on_import(name: str, paths: dict) -> set[str]:
+    """The package modules importing ``name`` loads, followed transitively (parent packages
+    included)."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        mod = todo.pop()
+        if mod in seen or mod not in paths:
+            continue
+        seen.add(mod)
+        parts = mod.split(".")
+        todo += [".".join(parts[:k]) for k in range(1, len(parts))]
+        body = ast.parse(paths[mod].read_text(encoding="utf-8")).body
+        todo += _import_time_targets(mod, body, paths, paths[mod].name == "__init__.py")
+    return seen
+
+
+def test_the_scoring_path_loads_no_training_code(tmp_path):
+    """Scoring (the scorer, the estimator it loads, the command line's score) never loads
+    the training loop, the fit, the corruptions, distillation or the gate: they are imported
+    inside the functions that train."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    training = (
+        "xlscore.estimator.training",
+        "xlscore.estimator.fitting",
+        "xlscore.estimator.corruptions",
+        "xlscore.estimator.distill",
+        "xlscore.evaluation.gate",
+    )
+    for start in ("xlscore", "xlscore.scorer", "xlscore.estimator.model", "xlscore.cli.main"):
+        loaded = _loaded_on_import(start, paths)
+        assert "xlscore.estimator.prediction" in loaded or start == "xlscore.cli.main"
+        assert not sorted(m for m in loaded if m.startswith(training)), start
+    # the check can fail: the fit imported at the top of the estimator's module is found
+    probe = tmp_path / "model.py"
+    probe.write_text("from xlscore.estimator.fitting import fit_estimator\n", encoding="utf-8")
+    paths["xlscore.estimator.model"] = probe
+    assert "xlscore.estimator.training" in _loaded_on_import("xlscore.estimator.model", paths)
 
 
 def test_no_package_module_is_longer_than_550_lines():

@@ -5,6 +5,8 @@ import pytest
 from conftest import ROOT
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.slow  # Ray, a browser or a notebook kernel: the full run only
+
 
 @pytest.mark.parametrize("name", ["quickstart.ipynb", "alignment.ipynb"])
 def test_notebook_executes(name):

@@ -20,6 +20,8 @@ if find_chromium() is None or pytest.importorskip("selenium") is None:
 
 from selenium.webdriver.common.by import By
 
+pytestmark = pytest.mark.slow  # Ray, a browser or a notebook kernel: the full run only
+
 
 @pytest.fixture(scope="module")
 def browser():

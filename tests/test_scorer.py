@@ -179,6 +179,7 @@ def test_rank_embeds_the_source_once(offline, monkeypatch):
     assert ranking[0].translation == rows[ranking[0].index]["translation"]
 
 
+@pytest.mark.slow
 def test_chunked_and_resumed_scoring_equals_one_pass(offline, demo_results):
     rows, res = demo_results
     src = [r["source"] for r in rows]

@@ -81,12 +81,9 @@ class FinalScore:
     def computes_similarity(self) -> bool:
         """Whether the scorer runs :data:`SIMILARITY_ENCODER` for the similarity: the
         estimator's score blends it in (its ``separate_similarity``), or the ``"similarity"``
-        field asks for it beside the score (not for an estimator that reads its similarity from
-        its own pass)."""
+        field asks for it beside the score."""
         est = self.estimator
-        return est is not None and (
-            est.separate_similarity or ("similarity" in self.fields and not est.similarity_depth)
-        )
+        return est is not None and (est.separate_similarity or "similarity" in self.fields)
 
     def finish(
         self,
@@ -113,8 +110,7 @@ class FinalScore:
         the predicted ``error_spans`` and ``score``. For an estimator with a
         ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
         being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
-        (or, for an estimator with a ``similarity_depth``, the F1 of its own pass) with the
-        foreign-text penalty; otherwise the prediction pulled towards the estimator's
+        with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
         floor by the share of foreign words. An estimator's ``check_weight`` ``b`` subtracts
         ``b`` per reliable check finding (:func:`xlscore.estimator.checks.reliable_findings`).
         An empty translation or source gets the lowest score there is: the floor, minus
@@ -126,15 +122,9 @@ class FinalScore:
         sources, seen = corpus.texts()
         translations = corpus.given or seen
         estimates = self.estimator.estimate(sources, translations, checked=True, on_pairs=on_pairs)
-        similarity: Sequence[float | None]
-        if self.estimator.similarity_depth:  # the estimator's own pass gave it
-            similarity = [
-                None if e.similarity is None else penalised(e.similarity, a.foreign, -1.0)
-                for e, a in zip(estimates, corpus.anchors)
-            ]
-        else:
-            computed = self.computes_similarity
-            similarity = self.similarity(corpus) if computed else [None] * len(results)
+        similarity: Sequence[float | None] = (
+            self.similarity(corpus) if self.computes_similarity else [None] * len(results)
+        )
         findings: list[int | None] = [None] * len(results)
         if b:
             from xlscore.estimator.checks import reliable_findings

@@ -35,8 +35,7 @@ class ScoreResult:
     ``estimate`` that the estimator's alignment features and word head contribute (``estimate -
     adequacy`` is its sentence head's part; ``None`` without an estimator, 0 for an estimator
     without those parts). ``similarity``: the
-    cross-lingual all-words BERTScore F1 of the multilingual encoder (or, for an estimator with
-    a ``similarity_depth``, the F1 of its own pass), foreign text penalised, that
+    cross-lingual all-words BERTScore F1 of the multilingual encoder, foreign text penalised, that
     ``similarity_weight`` blends into ``score`` (``None`` when not used).
     ``error_spans``: where the estimator's word head sees errors in the translation
     (:class:`~xlscore.estimator.spans.ErrorSpan`: character offsets into the translation as given,

@@ -87,18 +87,14 @@ class Signature:
         def enc(e: dict) -> str:
             return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
-        est = self.estimator.signature() if self.estimator is not None else "est:no"
-        if self.estimator is not None and self.estimator.meaning_blend:
-            est += f"+{self.estimator.meaning_blend:g}*meaning"
-        if d["similarity"] is not None and self.estimator is not None:
-            if self.estimator.separate_similarity:  # in the score
-                est += f"+{self.estimator.similarity_weight:g}*sim:{enc(d['similarity'])}"
-        elif self.estimator is not None and self.estimator.similarity_depth:
-            est += (
-                f"+{self.estimator.similarity_weight:g}*sim:pass@{self.estimator.similarity_depth}"
-            )
-        if self.estimator is not None and self.estimator.check_weight:
-            est += f"-{self.estimator.check_weight:g}*checks"
+        qe = self.estimator
+        est = qe.signature() if qe is not None else "est:no"
+        if qe is not None and qe.meaning_blend:
+            est += f"+{qe.meaning_blend:g}*meaning"
+        if qe is not None and d["similarity"] is not None and qe.separate_similarity:
+            est += f"+{qe.similarity_weight:g}*sim:{enc(d['similarity'])}"  # in the score
+        if qe is not None and qe.check_weight:
+            est += f"-{qe.check_weight:g}*checks"
         parts = [
             f"xlscore:{d['version']}",
             est,

@@ -260,8 +260,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
     if args.meaning_blend and not recipe.meaning_weight:
         raise XLScoreError("--meaning-blend needs a meaning head: give --meaning-weight above 0")
-    if args.similarity_depth and not args.similarity_weight:
-        raise XLScoreError("--similarity-depth needs a --similarity-weight above 0")
     files = [read_judgments(p, include_human=True) for p in args.data]
     for test in args.leave_out or ():
         files = [leave_out_sources(rows, test) for rows in files]
@@ -294,10 +292,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if checkpoint.exists() and not args.quiet:
         print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
-    est.check_similarity_depth(args.similarity_depth)  # before training, not after
     est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
     est.similarity_weight = args.similarity_weight
-    est.similarity_depth = args.similarity_depth
     est.meaning_blend = args.meaning_blend
     est.check_weight = args.check_weight
     path = est.save(out, name=args.name)

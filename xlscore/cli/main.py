@@ -204,16 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
         "shipped default estimator: the similarity did not earn a place in its score)",
     )
     p.add_argument(
-        "--similarity-depth",
-        type=at_least(0, int),
-        default=0,
-        metavar="D",
-        help="with --similarity-weight: take that F1 from the estimator's own pass, over "
-        "the states after its D-th layer, instead of a second pass of pack:e5-small "
-        "over each side (freeze at least D layers so that they stay the base's; "
-        "default 0: the second pass)",
-    )
-    p.add_argument(
         "--check-weight",
         type=at_least(0, float),
         default=0.0,

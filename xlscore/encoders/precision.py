@@ -9,8 +9,8 @@
 * ``"int8"`` - dynamic int8 quantization of the linear layers, one scale per weight row (CPU
   only; weights quantized when the model is loaded, in well under a second, so nothing is
   written to the cache). It lowers every similarity (the feed-forward layers carry most of
-  the error: ``experiments/int8_layers.py``) and costs the default score its agreement with
-  people (``experiments/precision.py``), so it is never chosen by ``auto``;
+  the error, as measured at tag research-2026-11: docs/record.md) and costs the default score
+  its agreement with people (``experiments/precision.py``), so it is never chosen by ``auto``;
 * ``"auto"`` - ``"bf16"`` where the hardware computes in it, else ``"fp32"``.
 
 Kernels round differently for different matrix shapes (in bfloat16 by a whole bfloat16 step),
@@ -82,7 +82,7 @@ def quantize(model: torch.nn.Module, precision: str) -> torch.nn.Module:
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", UserWarning)
         # one scale per output row of each weight: a per-tensor scale is set by the few
-        # outlier rows and costs the rest their resolution (experiments/int8_layers.py)
+        # outlier rows and costs the rest their resolution (docs/record.md)
         qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
         return torch.ao.quantization.quantize_dynamic(
             model, {torch.nn.Linear: qconfig}, dtype=torch.qint8

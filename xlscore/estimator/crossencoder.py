@@ -26,12 +26,6 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
   most 0, near 0 for a translation it sees nothing wrong in, so that its blend moves the
   scores of different sources alike unless it finds an error.
 
-* **The pass's own similarity** (``similarity_depth`` ``d`` > 0, set by the file, not
-  trained): the greedy-matching F1 between the source's and the translation's pieces over the
-  states after ``d`` layers of this same pass (:func:`pass_similarity`), which the scorer
-  blends in as the similarity instead of a second encoder pass over each side. With the
-  lowest ``d`` layers frozen these are the base model's own states.
-
 The features enter the score through one small linear layer (``adequacy``, zero at
 initialisation), so ``score = base + adequacy``, where ``adequacy`` also holds the blended
 meaning head: both parts are reported, and the meaning head's raw output beside them.
@@ -172,23 +166,12 @@ def alignment_features(
     return feats, to_src * tgt
 
 
-def pass_similarity(hidden: torch.Tensor, side: torch.Tensor) -> torch.Tensor:
-    """``[B]``: each pair's greedy-matching F1 between its source and translation pieces over
-    the token states ``hidden`` (:func:`alignment_features`), in [-1, 1] like a cosine: where
-    precision or recall is not positive, F1's harmonic mean means nothing (it can leave that
-    range, or turn two negative means positive), and the smaller of the two stands for it."""
-    feats = alignment_features(hidden, side)[0]
-    p, r = feats[:, 0], feats[:, 1]
-    return torch.where((p > 0) & (r > 0), feats[:, 2], torch.minimum(p, r))
-
-
 class CrossEncoder(torch.nn.Module):
     """Encoder + mean pooling + a linear (or ``head_hidden``-wide tanh) head, and optionally
     the alignment features and the word head (module docstring). ``forward(ids, mask, side)``
     gives one score per row, or ``(scores, word logits)`` when the word head is on
-    (``parts=True``: also ``[B, 4]``, the base and adequacy parts of each score, the meaning
-    head's raw output, 0 without one, and the pass's own similarity, 0 without
-    ``similarity_depth``)."""
+    (``parts=True``: also ``[B, 3]``, the base and adequacy parts of each score and the
+    meaning head's raw output, 0 without one)."""
 
     align_mean: torch.Tensor  # buffers, registered with the alignment features
     align_std: torch.Tensor
@@ -219,8 +202,6 @@ class CrossEncoder(torch.nn.Module):
             self.meaning = _sentence_head(hidden, head_hidden)
         # weight of the meaning head in the score (0 while training; see the module docstring)
         self.meaning_blend = 0.0
-        # the depth whose states give the pass's own similarity (0: none; module docstring)
-        self.similarity_depth = 0
         n = len(ALIGN_FEATURES) * align + len(WORD_FEATURES) * words
         if align:
             # standardisation of the features, measured on training pairs before training
@@ -235,8 +216,8 @@ class CrossEncoder(torch.nn.Module):
 
     @property
     def extended(self) -> bool:
-        """Whether the model has more than the sentence head (or reads its own similarity)."""
-        return self.use_align or self.use_words or self.use_meaning or bool(self.similarity_depth)
+        """Whether the model has more than the sentence head."""
+        return self.use_align or self.use_words or self.use_meaning
 
     def head_modules(self) -> torch.nn.ModuleList:
         """The layers trained from scratch (they get the head's learning rate)."""
@@ -312,12 +293,7 @@ class CrossEncoder(torch.nn.Module):
         evidence: torch.Tensor | None = None,
         parts: bool = False,
     ):
-        depth = self.similarity_depth
-        # every layer's states only when the pass's similarity is asked for (not in training)
-        out = self.encoder(
-            input_ids=ids, attention_mask=mask, output_hidden_states=bool(depth) and parts
-        )
-        hidden = out.last_hidden_state
+        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
         # pooling, features and heads in float32 whatever the encoder ran in
         with torch.autocast(hidden.device.type, enabled=False):
             m = mask.unsqueeze(-1).float()
@@ -346,12 +322,7 @@ class CrossEncoder(torch.nn.Module):
             score = base + adequacy
             if not parts:
                 return score, word_logits
-            similarity = torch.zeros_like(base)
-            if depth:
-                if side is None:
-                    raise ValueError("the pass's similarity needs the side of each piece")
-                similarity = pass_similarity(out.hidden_states[depth], side)
-            return score, word_logits, torch.stack([base, adequacy, meaning, similarity], -1)
+            return score, word_logits, torch.stack([base, adequacy, meaning], -1)
 
     @torch.no_grad()
     def calibrate(self, batches) -> None:

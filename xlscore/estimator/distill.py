@@ -11,21 +11,14 @@ judged: the teacher labels them (:func:`teacher_labels`), and on corruptions of 
 (:func:`xlscore.estimator.training.draw_corruptions`), so that the student also sees the
 meaning errors the teacher was taught to notice.
 
-A student may start from some of the teacher's own layers instead of the base's lowest
-(:attr:`Recipe.layer_pick` names which, :func:`inherit_layers` copies them), and it may learn
-the teacher's estimate without its similarity part and add the similarity back at the
-teacher's weight (:func:`minus_similarity`) instead of learning the whole score in one pass.
-docs/estimator.md has what each did at the ship gate (neither passed it).
-
 The check findings stay outside: the student keeps the teacher's ``check_weight`` and the
 scorer subtracts it per finding, as for the teacher.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xlscore.errors import XLScoreError
@@ -120,46 +113,3 @@ def student_of(
     student = QualityEstimator(recipe=recipe, **kwargs)
     student.check_weight = float(teacher_check_weight)
     return student
-
-
-def inherit_layers(student: QualityEstimator, teacher: QualityEstimator) -> QualityEstimator:
-    """``student`` with its transformer layers set to the teacher's layers its recipe picks
-    (:meth:`Recipe.picked`: student layer ``j`` becomes teacher layer ``picked[j]``); its
-    embeddings (which no recipe trains) and heads (which training starts afresh) stay. The
-    saved delta is still taken from the base's layers, so the file loads as any other."""
-    import torch
-
-    from xlscore.estimator.network import layer_of, layer_param
-
-    if student.base_fingerprint != teacher.base_fingerprint:
-        raise XLScoreError(
-            f"the student's base ({student.base}) is not the teacher's ({teacher.base})"
-        )
-    picked = student.recipe.picked()
-    source = dict(teacher.model.named_parameters())
-    with torch.no_grad():
-        for name, p in student.model.named_parameters():
-            layer = layer_of(name)
-            if layer is None:
-                continue
-            from_name = layer_param(picked[layer[0]], layer[1])
-            if from_name not in source or source[from_name].shape != p.shape:
-                raise XLScoreError(f"the teacher has no weight {from_name} shaped like {name}")
-            p.copy_(source[from_name].to(p.dtype))
-    return student
-
-
-def minus_similarity(
-    rows: Sequence[Judgment], similarity: Sequence[float], weight: float
-) -> list[Judgment]:
-    """A teacher's labels without its similarity part, for a student that adds the similarity
-    back at the same ``weight``: ``score + weight * (1 - similarity)`` is the teacher's
-    estimate (:func:`xlscore.final_score.estimator_score`). Pairs without a finite similarity
-    (an empty side) are left out."""
-    if len(rows) != len(similarity):
-        raise XLScoreError(f"{len(rows)} labels but {len(similarity)} similarities")
-    return [
-        replace(r, human=r.human + weight * (1.0 - float(s)))
-        for r, s in zip(rows, similarity)
-        if math.isfinite(s)
-    ]

@@ -74,11 +74,11 @@ def read_estimator_file(
         value = meta.get(key, 0.0)
         if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
             raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
-    depth = meta.get("similarity_depth", 0)
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-        raise ModelError(f"estimator file {path} has a bad similarity_depth {depth!r}")
-    if depth and not meta.get("similarity_weight"):
-        raise ModelError(f"estimator file {path} has a similarity_depth but no similarity_weight")
+    if meta.get("similarity_depth"):
+        raise ModelError(
+            f"estimator file {path} takes its similarity from its own pass (similarity_depth), "
+            f"which this xlscore no longer does; git tag research-2026-11 still reads it"
+        )
     recipe = Recipe.from_dict(meta["recipe"])
     if meta.get("meaning_blend") and not recipe.meaning_weight:
         raise ModelError(f"estimator file {path} has a meaning_blend but no meaning head")

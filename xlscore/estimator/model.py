@@ -18,9 +18,7 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
 cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
 (:meth:`xlscore.scorer.XLScorer.apply_estimator`) — the shipped default gives it no weight,
-since it ranks the literal rendering of strong engines first (docs/estimator.md) — or, with a
-``similarity_depth`` ``d``, the greedy-matching F1 of the estimator's own pass after ``d``
-layers (no second pass).
+since it ranks the literal rendering of strong engines first (docs/estimator.md).
 A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
 machine output (:func:`xlscore.estimator.checks.reliable_findings`: numbers, a dropped
 negation).
@@ -36,15 +34,14 @@ would make a pair's score depend on its neighbours.
 
 This module holds the estimator's face (fitting, predicting, saving, loading) and the shipped
 files; the network itself is :mod:`xlscore.estimator.network`, the prediction loop
-:mod:`xlscore.estimator.prediction`, the file :mod:`xlscore.estimator.fileformat`, the training
-pieces :mod:`xlscore.estimator.training`.
+:mod:`xlscore.estimator.prediction`, the file :mod:`xlscore.estimator.fileformat`, the fit
+:mod:`xlscore.estimator.fitting` (with the training pieces of :mod:`xlscore.estimator.training`,
+imported only when an estimator is trained).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -63,17 +60,8 @@ from xlscore.estimator.fileformat import (
 )
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
 from xlscore.estimator.prediction import Estimate, predict_pairs
-from xlscore.estimator.training import (
-    BatchTargets,
-    TrainingLog,
-    make_examples,
-    piece_labels,
-    plan_batches,
-    set_shares,
-    train_loop,
-)
 from xlscore.io.cache import sha256_file
-from xlscore.io.judgments import Judgment
+from xlscore.io.judgments import Judgment, rows_digest
 
 # the network, the prediction loop and the file format have their own modules; the names that
 # were defined here are importable from here too
@@ -205,124 +193,16 @@ class QualityEstimator(EstimatorNetwork):
         :func:`xlscore.estimator.corruptions.corrupt` when ``recipe.synthetic`` > 0). Ends with the
         weights compressed as :meth:`save` stores them, so that predictions before and after
         saving agree."""
-        if not datasets or isinstance(datasets[0], Judgment):
-            raise TypeError("fit takes a list of data sets, each a list of Judgment")
-        if self.fitted:
-            raise XLScoreError(
-                "this estimator is already trained (or loaded); fit a new "
-                "QualityEstimator on its base model instead"
-            )
-        r = self.recipe
-        if corrupt is None and r.synthetic > 0:
-            from xlscore.estimator.corruptions import corrupt
-        examples = make_examples(datasets, r, corrupt)
-        encoded, _ = self._encode(
-            [(e.source, e.translation) for e in examples], min(r.max_length, self.max_length)
+        from xlscore.estimator.fitting import fit_estimator  # training stays off the scoring path
+
+        return fit_estimator(
+            self,
+            datasets,
+            progress=progress,
+            checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every,
+            corrupt=corrupt,
         )
-        lengths = [len(x) for x in encoded]
-        data = [{"rows": len(d), "sha256": _rows_digest(d)} for d in datasets]
-        identity = {"base": self.base_fingerprint, "data": data}
-        trainable = self._trainable()
-        start = {k: v.detach().clone() for k, v in trainable.items()}
-
-        def collate(rows: list[int]):
-            pos = {j: k for k, j in enumerate(rows)}
-            ex = [examples[j] for j in rows]
-            batch = self._batch([encoded[j] for j in rows])
-            labels = None
-            if self.model.use_words:
-                labels = torch.full(batch[0].shape, -100, dtype=torch.long)
-                for k, j in enumerate(rows):
-                    where = [i for i, s in enumerate(encoded[j].side) if s == 2]
-                    labels[k, where] = torch.tensor(
-                        piece_labels(examples[j], encoded[j].translation_offsets()),
-                        dtype=torch.long,
-                    )
-                labels = labels.to(self.device)
-
-            def vector(values, dtype=torch.float32):
-                return torch.tensor(values, dtype=dtype, device=self.device)
-
-            return batch, BatchTargets(
-                vector([e.target for e in ex]),
-                vector([e.weight for e in ex]),
-                vector([-1 if e.parent >= 0 else e.group for e in ex], torch.long),
-                vector([pos.get(e.parent, -1) for e in ex], torch.long),
-                vector([e.rank_value for e in ex]),
-                vector([e.rank_gap for e in ex]),
-                labels,
-            )
-
-        if self.model.use_align:
-            sample = sorted(
-                random.Random(r.seed).sample(range(len(examples)), min(256, len(examples)))
-            )
-            self.model.eval()
-            self.model.calibrate(
-                self._batch([encoded[j] for j in sample[i : i + 16]])
-                for i in range(0, len(sample), 16)
-            )
-
-        groups: list[set[int]] = [set() for _ in datasets]
-        for e in examples:
-            groups[e.dataset].add(e.group)
-        units = [len(g - {-1}) for g in groups]
-        shares = set_shares(units, [d[0].lp for d in datasets], r)
-        soup = {k: torch.zeros_like(v) for k, v in start.items()}
-        self.log = TrainingLog()
-        for member in range(r.seeds):
-            seed = r.seed + member
-            with torch.no_grad():
-                for k, p in trainable.items():
-                    p.copy_(start[k])
-            self.model.reset_head(seed)
-            ckpt = (
-                None
-                if checkpoint is None
-                else (Path(checkpoint) if r.seeds == 1 else Path(f"{checkpoint}.seed{seed}"))
-            )
-
-            def batches(epoch: int, seed: int = seed) -> list[list[int]]:
-                return plan_batches(
-                    examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch), shares
-                )
-
-            log = train_loop(
-                self.model,
-                batches,
-                collate,
-                examples,
-                r,
-                head=self.model.head_modules(),
-                device=self.device,
-                checkpoint=ckpt,
-                seed=seed,
-                checkpoint_every=checkpoint_every,
-                progress=progress,
-                identity=identity,
-            )
-            self.log.steps += log.steps
-            self.log.seconds += log.seconds
-            self.log.epoch_loss += log.epoch_loss
-            for k, p in trainable.items():
-                soup[k] += p.detach() / r.seeds
-        with torch.no_grad():
-            for k, p in trainable.items():
-                p.copy_(soup[k])
-                p.requires_grad = False
-        # the delta is taken from the base's own weights, not from ``start``: a student may
-        # start from a teacher's layers (xlscore.estimator.distill.inherit_layers)
-        self._delta = self._compress(self._base_weights())
-        self.fitted = True
-        self.name = "custom"
-        # the training time stays out of the file, so that a rerun can give the same bytes
-        self.meta = {
-            "recipe": asdict(r),
-            "data": data,
-            "training": {"steps": self.log.steps, "epoch_loss": self.log.epoch_loss},
-        }
-        self.digest, self.path = None, None
-        return self
 
     def recompress(self, rank: int, bits: int) -> QualityEstimator:
         """Store the fine-tune's change at another rank and width (what :meth:`save` writes;
@@ -339,24 +219,11 @@ class QualityEstimator(EstimatorNetwork):
         self._quantized = None
         return self
 
-    def _base_weights(self) -> dict[str, torch.Tensor]:
-        """The encoder weights the delta is taken from: those of an untrained estimator with
-        this recipe (the base model cut to the layers the recipe keeps), as loading rebuilds
-        them."""
-        untrained = QualityEstimator(
-            self.base, recipe=self.recipe, device=self.device, precision="fp32"
-        )
-        return {
-            k: v.detach().clone()
-            for k, v in untrained._trainable().items()
-            if k.startswith("encoder.")
-        }
-
     def trained_on(self, rows: Sequence[Judgment]) -> bool:
         """Whether ``rows`` (a judged set read with its human translations, as training reads
         it) is one of the sets this estimator was trained on, by digest. A sample of a set (as
         ``--max-sources`` takes) is not recognised."""
-        digest = _rows_digest(rows)
+        digest = rows_digest(rows)
         return any(d.get("sha256") == digest for d in self.meta.get("data", ()))
 
     # ------------------------------------------------------------------ files
@@ -382,10 +249,6 @@ class QualityEstimator(EstimatorNetwork):
             meta["check_weight"] = self.check_weight
         if self.meaning_blend:
             meta["meaning_blend"] = self.meaning_blend
-        if self.similarity_depth:
-            if not self.similarity_weight:
-                raise XLScoreError("a similarity_depth needs a similarity_weight to blend it in")
-            meta["similarity_depth"] = self.similarity_depth
         write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path
         self.digest = sha256_file(path)
@@ -414,7 +277,6 @@ class QualityEstimator(EstimatorNetwork):
         est.similarity_weight = float(meta.get("similarity_weight", 0.0))
         est.check_weight = float(meta.get("check_weight", 0.0))
         est.meaning_blend = float(meta.get("meaning_blend", 0.0))
-        est.similarity_depth = int(meta.get("similarity_depth", 0))
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(
                 f"{path} was trained on {meta['base']} with fingerprint "
@@ -434,11 +296,3 @@ class QualityEstimator(EstimatorNetwork):
         est.meta = {k: v for k, v in meta.items() if k in ("recipe", "training", "data")}
         est.name, est.digest, est.path, est.fitted = meta["name"], digest, path, True
         return est
-
-
-def _rows_digest(rows: Sequence[Judgment]) -> str:
-    """Digest of a training set's texts and scores (which data a file was trained on)."""
-    h = hashlib.sha256()
-    for r in rows:
-        h.update(f"{r.seg_id}\t{r.source}\t{r.translation}\t{r.human!r}\n".encode())
-    return h.hexdigest()[:16]

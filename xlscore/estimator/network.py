@@ -19,7 +19,7 @@ import torch
 from xlscore.encoders import precision as arithmetic
 from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.crossencoder import CrossEncoder, Encoded, encode_pairs
-from xlscore.estimator.recipe import Recipe
+from xlscore.estimator.recipe import Recipe, TrainingLog
 
 #: the lowest score: below any translation of the training data (targets are normal scores
 #: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
@@ -61,7 +61,7 @@ class EstimatorNetwork:
         if getattr(encoder, "pooler", None) is not None:
             encoder.pooler = None
         if self.recipe.layers:
-            _keep_layers(encoder, self.recipe.picked(), self.base)
+            _keep_layers(encoder, tuple(range(self.recipe.layers)), self.base)
         self.model = (
             CrossEncoder(
                 encoder,
@@ -87,6 +87,8 @@ class EstimatorNetwork:
         self.path: Path | None = None
         self.meta: dict = {}
         self.fitted = False
+        self.log = TrainingLog()  # how the last fit went (xlscore.estimator.fitting)
+        self._delta: dict[str, torch.Tensor] = {}  # the fine-tune's change, as saved
 
     # ------------------------------------------------------------------ identity
     @property
@@ -105,7 +107,6 @@ class EstimatorNetwork:
             "similarity_weight": self.similarity_weight,
             "check_weight": self.check_weight,
             "meaning_blend": self.meaning_blend,
-            "similarity_depth": self.similarity_depth,
         }
 
     @property
@@ -125,35 +126,10 @@ class EstimatorNetwork:
         self._quantized = None  # an int8 copy holds the old blend
 
     @property
-    def similarity_depth(self) -> int:
-        """Where the scorer's similarity comes from: 0, a separate pass of
-        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side; ``d`` > 0, this
-        estimator's own pass, from the states after its ``d``-th layer
-        (:mod:`xlscore.estimator.crossencoder`). Stored in the file by :meth:`save`."""
-        return self.model.similarity_depth
-
-    @similarity_depth.setter
-    def similarity_depth(self, value: int) -> None:
-        self.model.similarity_depth = self.check_similarity_depth(value)
-        self._quantized = None  # an int8 copy holds the old depth
-
-    def check_similarity_depth(self, value: int) -> int:
-        """``value`` if this model can read its similarity after that many layers (0: none),
-        else :class:`XLScoreError`; lets a caller refuse a depth before training."""
-        config = self.model.encoder.config  # transformers' (torch types it Tensor | Module)
-        layers = int(config.num_hidden_layers)  # type: ignore[union-attr, arg-type]
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= layers:
-            raise XLScoreError(
-                f"similarity_depth must be a whole number of layers in 0..{layers}, not {value!r}"
-            )
-        return value
-
-    @property
     def separate_similarity(self) -> bool:
         """Whether the scorer's similarity needs the separate pass of
-        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side (a similarity weight,
-        and no ``similarity_depth`` to read it from this estimator's own pass)."""
-        return bool(self.similarity_weight) and not self.similarity_depth
+        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side (a similarity weight)."""
+        return bool(self.similarity_weight)
 
     def signature(self) -> str:
         """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-all-e5s#1a2b3c4d@bf16``."""
@@ -221,6 +197,17 @@ class EstimatorNetwork:
             if p.requires_grad:
                 out[name] = p
         return out
+
+    def _base_weights(self) -> dict[str, torch.Tensor]:
+        """The encoder weights the delta is taken from: those of an untrained estimator with
+        this recipe (the base model cut to the layers the recipe keeps), as loading rebuilds
+        them."""
+        untrained = type(self)(self.base, recipe=self.recipe, device=self.device, precision="fp32")
+        return {
+            k: v.detach().clone()
+            for k, v in untrained._trainable().items()
+            if k.startswith("encoder.")
+        }
 
     def _compress(self, base: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         """The delta as saved; the model's weights become what loading it would give."""

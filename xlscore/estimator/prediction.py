@@ -33,9 +33,7 @@ class Estimate:
     alignment features, the word head and the blended meaning head add; 0 for an estimator
     without them), the predicted ``error_spans`` and each word's error probabilities ``words``
     (character offsets into the translation as given; empty for an estimator without a word
-    head), ``meaning``, the meaning head's raw output before its blend (0 without one), and
-    ``similarity``, the pass's own similarity of source and translation (the greedy-matching
-    F1 at the file's ``similarity_depth``; ``None`` for an estimator without one)."""
+    head), and ``meaning``, the meaning head's raw output before its blend (0 without one)."""
 
     score: float
     base: float
@@ -43,7 +41,6 @@ class Estimate:
     error_spans: tuple[ErrorSpan, ...] = ()
     words: tuple[WordError, ...] = ()
     meaning: float = 0.0
-    similarity: float | None = None
 
 
 def predict_pairs(
@@ -87,7 +84,7 @@ def predict_pairs(
         [len(x) for x in encoded], est.device.type, est.max_length, key=lambda k: unique[k]
     )
     out = np.zeros(len(unique), dtype=np.float64)
-    parts = np.zeros((len(unique), 4), dtype=np.float64)
+    parts = np.zeros((len(unique), 3), dtype=np.float64)
     word_probs: dict[int, np.ndarray] = {}
     precision = est.arithmetic
     model = est._predictor(precision)
@@ -121,7 +118,6 @@ def predict_pairs(
         return out[order], []
     estimates = []
     threshold = est.recipe.span_threshold
-    similar = bool(est.model.similarity_depth)
     for i, k in enumerate(order):
         words: tuple[WordError, ...] = ()
         if k in word_probs:
@@ -139,7 +135,6 @@ def predict_pairs(
                 decode_spans(translations[i], words, threshold),
                 words,
                 float(parts[k, 2]),
-                float(parts[k, 3]) if similar else None,
             )
         )
     return out[order], estimates

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import pairwise
+from dataclasses import dataclass, field
 
 from xlscore.errors import XLScoreError
 
@@ -48,7 +47,6 @@ class Recipe:
     delta_rank: int = 64
     delta_bits: int = 8
     layers: int = 0
-    layer_pick: str = ""
     targets: str = "normal"
 
     def __post_init__(self) -> None:
@@ -92,10 +90,6 @@ class Recipe:
             (self.delta_rank >= 0, "delta_rank must not be negative (0: no compression)"),
             (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
             (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
-            (
-                not self.layer_pick or _increasing(self.picked(), self.layers),
-                "layer_pick names `layers` distinct base layers in increasing order, e.g. 0,4,8,11",
-            ),
             (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
         ]
         for ok, message in checks:
@@ -106,21 +100,19 @@ class Recipe:
     def from_dict(cls, d: dict) -> Recipe:
         """A recipe from :func:`dataclasses.asdict` output (unknown keys are an error). A key
         added after a file was written takes the value that reproduces what the file was
-        trained with (:data:`LEGACY`), not today's default."""
+        trained with (:data:`LEGACY`), not today's default; a setting since removed
+        (:data:`RETIRED`) is accepted at the value that meant "not used"."""
+        d = dict(d)
+        for key, unused in RETIRED.items():
+            if key in d and d.pop(key) != unused:
+                raise XLScoreError(
+                    f"recipe: {key} was a refused experiment's setting, which this xlscore no "
+                    f"longer has; git tag research-2026-11 still reads it"
+                )
         unknown = set(d) - set(cls.__dataclass_fields__)
         if unknown:
             raise XLScoreError(f"recipe: unknown setting {sorted(unknown)[0]!r}")
         return cls(**{**LEGACY, **d})
-
-    def picked(self) -> tuple[int, ...]:
-        """The base layers a model keeps, lowest first: ``layer_pick``, or the lowest
-        ``layers`` (empty: every layer)."""
-        if not self.layer_pick:
-            return tuple(range(self.layers))
-        try:
-            return tuple(int(k) for k in self.layer_pick.split(","))
-        except ValueError:
-            return ()
 
     def kinds(self) -> tuple[str, ...]:
         """The corruption kinds ``synthetic_kinds`` names (empty: every kind)."""
@@ -148,14 +140,12 @@ LEGACY = {
     "enru_weight": 1.0,
     "balance": 1.0,
     "layers": 0,
-    "layer_pick": "",
     "targets": "normal",
 }
 
-
-def _increasing(picked: tuple[int, ...], n: int) -> bool:
-    """Whether ``picked`` holds ``n`` non-negative layer indices in increasing order."""
-    return len(picked) == n > 0 and picked[0] >= 0 and all(a < b for a, b in pairwise(picked))
+#: settings of refused experiments, gone from the recipe, at the value that meant "not used"
+#: (files written before their removal store them)
+RETIRED = {"layer_pick": ""}
 
 
 #: how human scores become training targets: ``normal``, the normal scores of each set
@@ -179,3 +169,12 @@ def _corruption_kinds() -> tuple[str, ...]:
     from xlscore.estimator.corruptions import KINDS
 
     return tuple(KINDS)
+
+
+@dataclass
+class TrainingLog:
+    """What a training run of a recipe did: steps, seconds, the mean loss of each epoch."""
+
+    steps: int = 0
+    seconds: float = 0.0
+    epoch_loss: list[float] = field(default_factory=list)

@@ -46,14 +46,14 @@ import json
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
 from xlscore.encoders.precision import autocast_dtype
 from xlscore.errors import XLScoreError
-from xlscore.estimator.recipe import LEGACY, MEANING_LOSSES, TARGETS, Recipe
+from xlscore.estimator.recipe import LEGACY, MEANING_LOSSES, TARGETS, Recipe, TrainingLog
 from xlscore.estimator.training_data import (
     Example,
     draw_corruptions,
@@ -84,15 +84,6 @@ __all__ = [
     "set_shares",
     "train_loop",
 ]
-
-
-@dataclass
-class TrainingLog:
-    """What a training run did: steps, seconds, the mean loss of each epoch."""
-
-    steps: int = 0
-    seconds: float = 0.0
-    epoch_loss: list[float] = field(default_factory=list)
 
 
 def _save_checkpoint(

@@ -32,9 +32,9 @@ from xlscore.io.judgments import Judgment, read_judgments
 
 __all__ = [
     "Agreement",
-    "Comparison",
-    "Estimate",
+    "Interval",
     "Judgment",
+    "MetricComparison",
     "agreement",
     "bootstrap_mean_difference",
     "compare",
@@ -89,7 +89,7 @@ LABELS = {
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Interval:
     """A statistic with its 95% bootstrap interval."""
 
     value: float
@@ -214,7 +214,7 @@ class Agreement:
     behind the means (for distributions).
     """
 
-    estimates: dict[str, Estimate]
+    estimates: dict[str, Interval]
     n_segments: int
     n_skipped: int
     n_systems: int
@@ -222,7 +222,7 @@ class Agreement:
     per_segment_spearman: list[float]
     _table: _Table = field(repr=False)
 
-    def __getitem__(self, key: str) -> Estimate:
+    def __getitem__(self, key: str) -> Interval:
         return self.estimates[key]
 
 
@@ -246,7 +246,7 @@ def agreement(
         vals = np.array([b[key] for b in boots], dtype=float)
         vals = vals[~np.isnan(vals)]
         lo, hi = np.percentile(vals, [2.5, 97.5]) if len(vals) else (np.nan, np.nan)
-        est[key] = Estimate(point[key], float(lo), float(hi))
+        est[key] = Interval(point[key], float(lo), float(hi))
     used = ~np.isnan(t.seg_kendall)
     return Agreement(
         est,
@@ -260,18 +260,18 @@ def agreement(
 
 
 @dataclass(frozen=True)
-class Comparison:
+class MetricComparison:
     """Paired bootstrap comparison of two metrics on one statistic: ``delta`` = A - B with its
     95% interval, and ``p_value`` = share of resamples in which A does not beat B."""
 
     statistic: str
-    delta: Estimate
+    delta: Interval
     p_value: float
 
 
 def compare(
     a: Agreement, b: Agreement, statistic: str = "seg_kendall", *, n_boot: int = 1000, seed: int = 1
-) -> Comparison:
+) -> MetricComparison:
     """Does metric ``a`` agree with humans better than ``b``? Both must come from the same
     segments and systems; the same resampled segments are used for both."""
     ta, tb = a._table, b._table
@@ -291,12 +291,12 @@ def compare(
     point = a[statistic].value - b[statistic].value
     lo, hi = np.percentile(d, [2.5, 97.5]) if len(d) else (np.nan, np.nan)
     p = float((d <= 0).mean()) if len(d) else float("nan")
-    return Comparison(statistic, Estimate(point, float(lo), float(hi)), p)
+    return MetricComparison(statistic, Interval(point, float(lo), float(hi)), p)
 
 
 def bootstrap_mean_difference(
     a: Sequence[float], b: Sequence[float], *, n_boot: int = 1000, seed: int = 0
-) -> tuple[Estimate, float]:
+) -> tuple[Interval, float]:
     """Paired bootstrap over segments of the mean difference ``a - b`` of two systems' scores
     (e.g. two MT engines under one metric). Returns the difference with its 95% interval, and
     the two-sided p-value of "no difference" (twice the smaller tail, at most 1)."""
@@ -307,4 +307,4 @@ def bootstrap_mean_difference(
     means = x[idx].mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     p = min(1.0, 2 * min((means <= 0).mean(), (means >= 0).mean()))
-    return Estimate(float(x.mean()), float(lo), float(hi)), float(p)
+    return Interval(float(x.mean()), float(lo), float(hi)), float(p)

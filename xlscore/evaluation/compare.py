@@ -62,7 +62,7 @@ class SegmentRanking:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class EngineComparison:
     """Engines best first, every pair's test (in that order), and the per-segment rankings."""
 
     engines: list[EngineSummary]
@@ -102,7 +102,7 @@ def segment_ranking(segment: int, by_engine: Mapping[str, ScoreResult]) -> Segme
 
 def compare_engines(
     results: Sequence[Mapping[str, ScoreResult]], *, n_boot: int = 1000, seed: int = 0
-) -> Comparison:
+) -> EngineComparison:
     """Compare engines from per-segment results (``results[i]``: ``{engine: ScoreResult}``
     for segment ``i + 1``, every segment with the same engines)."""
     segments = [segment_ranking(i + 1, r) for i, r in enumerate(results)]
@@ -144,4 +144,4 @@ def compare_engines(
                 columns[a.engine], columns[b.engine], n_boot=n_boot, seed=seed
             )
             pairs.append(PairTest(a.engine, b.engine, est.value, est.low, est.high, p))
-    return Comparison(table, pairs, segments, n_boot)
+    return EngineComparison(table, pairs, segments, n_boot)

@@ -13,13 +13,10 @@ of its difference to the reference lies wholly below zero. The statistics:
 * ``word_mcc``: Matthews correlation of BAD/OK tags over every token of the set (the WMT word
   QE statistic), the predicted tags being the tokens a predicted error span overlaps.
 
-The challenge set is compared pair by pair (:func:`challenge_checks`): its pairs were written
-to test one skill each, so the two models' outcomes on the same pairs are paired. A category, or
-the whole set, fails when the candidate is *significantly worse* than the reference (one-sided
-exact sign test on the pairs where the two disagree, p < 0.05), and a category also fails when
-the candidate ranks fewer than :data:`CATEGORY_FLOOR` of its pairs right (8 in 10, the floor
-the held-out minimal pairs are judged by). A category merely one pair short of the reference
-is therefore not a failure; the gate's report still shows every count.
+The challenge set is a floor, not a comparison (issue 51; :func:`floor_checks`): the score
+must rank :data:`FLOOR_OVERALL` of all its minimal pairs right, and :data:`FLOOR_CATEGORY` of
+each category's. (Issue 33's pairwise sign test against the reference, by which earlier
+candidates were refused, is at tag research-2026-11.)
 """
 
 from __future__ import annotations
@@ -30,17 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlscore.evaluation.agreement import Estimate, _resamples, agreement, compare
+from xlscore.evaluation.agreement import Interval, _resamples, agreement, compare
 
-#: the share of a challenge category's pairs a candidate must rank right (the rule of issue 33,
-#: kept for the experiments that measured candidates by it)
-CATEGORY_FLOOR = 0.8
 #: the challenge set as a floor (issue 51): the share of all pairs, and of each category's,
 #: the score must rank right
 FLOOR_OVERALL = 0.8
 FLOOR_CATEGORY = 0.5
-#: the significance level of the challenge set's sign tests
-ALPHA = 0.05
 
 #: the real-MT statistics the gate knows
 STATISTICS = ("seg_kendall", "sys_kendall", "spearman", "word_mcc")
@@ -59,9 +51,9 @@ class Check:
     whether the candidate is significantly worse."""
 
     statistic: str
-    candidate: Estimate
-    reference: Estimate
-    delta: Estimate
+    candidate: Interval
+    reference: Interval
+    delta: Interval
 
     @property
     def worse(self) -> bool:
@@ -69,9 +61,9 @@ class Check:
         return self.delta.high < 0
 
 
-def _estimate(boots: np.ndarray, point: float) -> Estimate:
+def _interval(boots: np.ndarray, point: float) -> Interval:
     lo, hi = np.percentile(boots, [2.5, 97.5]) if len(boots) else (math.nan, math.nan)
-    return Estimate(float(point), float(lo), float(hi))
+    return Interval(float(point), float(lo), float(hi))
 
 
 def compare_scores(
@@ -151,9 +143,9 @@ def compare_grouped_spearman(
     point = _grouped(groups, human, [candidate, reference], lambda ix: ix[None, :])[:, 0]
     return Check(
         "spearman",
-        _estimate(boots[0], point[0]),
-        _estimate(boots[1], point[1]),
-        _estimate(boots[0] - boots[1], point[0] - point[1]),
+        _interval(boots[0], point[0]),
+        _interval(boots[1], point[1]),
+        _interval(boots[0] - boots[1], point[0] - point[1]),
     )
 
 
@@ -189,98 +181,7 @@ def compare_tags(
     rows = _resamples(len(gold), n_boot, seed)
     ma, mb = mcc_of_counts(a[rows].sum(1)), mcc_of_counts(b[rows].sum(1))
     pa, pb = float(mcc_of_counts(a.sum(0))), float(mcc_of_counts(b.sum(0)))
-    return Check("word_mcc", _estimate(ma, pa), _estimate(mb, pb), _estimate(ma - mb, pa - pb))
-
-
-def sign_test(losses: int, gains: int) -> float:
-    """One-sided exact sign test: the chance of at least ``losses`` of the ``losses + gains``
-    discordant pairs going against the candidate if either way were equally likely."""
-    n = losses + gains
-    if n == 0:
-        return 1.0
-    return sum(math.comb(n, k) for k in range(losses, n + 1)) / 2**n
-
-
-@dataclass(frozen=True)
-class ChallengeCheck:
-    """One challenge category (or ``all``): pairs the candidate and the reference rank right of
-    ``total``; ``losses``/``gains``: pairs only the reference / only the candidate ranks
-    right; ``p``: the sign test of the losses; ``floor``: the fewest wins allowed."""
-
-    category: str
-    candidate: int
-    reference: int
-    total: int
-    losses: int
-    gains: int
-    p: float
-    floor: int
-
-    @property
-    def worse(self) -> bool:
-        """Significantly worse than the reference (p < :data:`ALPHA`)."""
-        return self.p < ALPHA
-
-    @property
-    def below_floor(self) -> bool:
-        """Fewer wins than :data:`CATEGORY_FLOOR` of the pairs (categories only)."""
-        return self.candidate < self.floor
-
-    @property
-    def fails(self) -> bool:
-        """Whether this check fails the gate."""
-        return self.worse or self.below_floor
-
-
-def _check(
-    category: str, mine: Sequence[bool], theirs: Sequence[bool], floor: int
-) -> ChallengeCheck:
-    if len(mine) != len(theirs):
-        raise ValueError(
-            f"challenge {category}: {len(mine)} candidate outcomes for {len(theirs)} reference ones"
-        )
-    a, b = np.asarray(mine, bool), np.asarray(theirs, bool)
-    losses, gains = int((b & ~a).sum()), int((a & ~b).sum())
-    return ChallengeCheck(
-        category, int(a.sum()), int(b.sum()), len(a), losses, gains, sign_test(losses, gains), floor
-    )
-
-
-def challenge_checks(
-    candidate: Mapping[str, Sequence[bool]], reference: Mapping[str, Sequence[bool]]
-) -> list[ChallengeCheck]:
-    """The gate's challenge checks: one per category of the reference (a category the
-    candidate lacks counts as all lost), then ``all`` over every pair (no floor). Outcomes are
-    per pair, in the same order for both models."""
-    out, mine_all, theirs_all = [], [], []
-    for cat, theirs in reference.items():
-        mine = candidate.get(cat, [False] * len(theirs))
-        out.append(_check(cat, mine, theirs, math.ceil(CATEGORY_FLOOR * len(theirs) - 1e-9)))
-        mine_all += list(mine)
-        theirs_all += list(theirs)
-    out.append(_check("all", mine_all, theirs_all, 0))
-    return out
-
-
-def by_category(won: Sequence[bool], categories: Sequence[str]) -> dict[str, list[bool]]:
-    """Pair outcomes grouped by category, each group in the pairs' order (the shape
-    :func:`challenge_checks` takes)."""
-    if len(won) != len(categories):
-        raise ValueError(f"{len(won)} outcomes for {len(categories)} categories")
-    out: dict[str, list[bool]] = {}
-    for w, c in zip(won, categories):
-        out.setdefault(c, []).append(bool(w))
-    return out
-
-
-def failing_categories(
-    won: Sequence[bool], categories: Sequence[str], reference: Mapping[str, Sequence[bool]]
-) -> set[str]:
-    """The checks of :func:`challenge_checks` (categories, and ``all``) that a candidate fails,
-    from its pair outcomes ``won`` in the pairs' order and each pair's category."""
-    return {
-        c.category for c in challenge_checks(by_category(won, categories), reference) if c.fails
-    }
+    return Check("word_mcc", _interval(ma, pa), _interval(mb, pb), _interval(ma - mb, pa - pb))
 
 
 @dataclass(frozen=True)

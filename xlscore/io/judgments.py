@@ -49,6 +49,7 @@ spans of severity ``"major"``, the tags carry none).
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import math
 import random
@@ -459,3 +460,11 @@ def attach_errors(
         else r
         for r in rows
     ]
+
+
+def rows_digest(rows: Sequence[Judgment]) -> str:
+    """Digest of a training set's texts and scores (which data a file was trained on)."""
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(f"{r.seg_id}\t{r.source}\t{r.translation}\t{r.human!r}\n".encode())
+    return h.hexdigest()[:16]

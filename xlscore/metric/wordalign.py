@@ -10,7 +10,7 @@ dictionary's anchors (:mod:`xlscore.metric.anchors`): the paper's Procrustes map
 BERTScore are then computed from them as from dictionary anchors.
 
 Measured against Müller's dictionary anchors on the Russian words it has an entry for
-(``experiments/alignment_anchors.py``, ``experiments/results/alignment_anchors.md``): the
+(at tag research-2026-11, ``experiments/alignment_anchors.py``; docs/record.md): the
 floor trades little precision for much recall (precision 0.52 to 0.59 from no floor to 0.85,
 recall 0.75 to 0.34); :data:`ALIGN_FLOOR` is the best harmonic mean on the WMT22 dev set.
 On the first 2,000 newstest2021 pairs, which played no part in the choice: precision 0.538,

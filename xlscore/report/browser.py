@@ -1,6 +1,6 @@
-"""Headless Chromium for checking and measuring report pages: the browser tests and
-``experiments/report.py`` use it. Needs ``selenium`` (the ``dev`` extra) and Debian's
-``chromium`` and ``chromium-driver`` packages."""
+"""Headless Chromium for checking and measuring report pages: the browser tests use it (and
+the report's measurements at tag research-2026-11 did: docs/record.md). Needs ``selenium``
+(the ``dev`` extra) and Debian's ``chromium`` and ``chromium-driver`` packages."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from xlscore._version import __version__
 from xlscore.encoders.words import move_span, normalize_text, offset_map, split_words
 from xlscore.errors import InputError
-from xlscore.evaluation.compare import Comparison, compare_engines
+from xlscore.evaluation.compare import EngineComparison, compare_engines
 from xlscore.io.cache import atomic_write_bytes
 from xlscore.results import ScoreResult
 
@@ -234,7 +234,7 @@ def build_report(
     *,
     signature: str,
     command: str | None = None,
-    comparison: Comparison | None = None,
+    comparison: EngineComparison | None = None,
     n_boot: int = 1000,
     title: str = "xlscore report",
     created: _dt.datetime | None = None,

@@ -1,0 +1,158 @@
+"""Training a :class:`~xlscore.estimator.model.QualityEstimator` on judged data sets: the
+examples encoded once, the alignment features calibrated, one fine-tune per seed of the soup
+(:func:`xlscore.estimator.training.train_loop`), their average, and the weights compressed as
+the file stores them. Imported only when an estimator is trained, never on the scoring path.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TypeVar
+
+import torch
+
+from xlscore.errors import XLScoreError
+from xlscore.estimator.network import EstimatorNetwork
+from xlscore.estimator.training import (
+    BatchTargets,
+    TrainingLog,
+    make_examples,
+    piece_labels,
+    plan_batches,
+    set_shares,
+    train_loop,
+)
+from xlscore.io.judgments import Judgment, rows_digest
+
+Estimator = TypeVar("Estimator", bound=EstimatorNetwork)
+
+
+def fit_estimator(
+    est: Estimator,
+    datasets: Sequence[Sequence[Judgment]],
+    *,
+    progress: bool = False,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int = 200,
+    corrupt: Callable[..., object] | None = None,
+) -> Estimator:
+    """Train ``est`` (untrained) in place; :meth:`QualityEstimator.fit` says what the
+    arguments mean. Returns ``est``."""
+    if not datasets or isinstance(datasets[0], Judgment):
+        raise TypeError("fit takes a list of data sets, each a list of Judgment")
+    if est.fitted:
+        raise XLScoreError(
+            "this estimator is already trained (or loaded); fit a new "
+            "QualityEstimator on its base model instead"
+        )
+    r = est.recipe
+    if corrupt is None and r.synthetic > 0:
+        from xlscore.estimator.corruptions import corrupt
+    examples = make_examples(datasets, r, corrupt)
+    encoded, _ = est._encode(
+        [(e.source, e.translation) for e in examples], min(r.max_length, est.max_length)
+    )
+    lengths = [len(x) for x in encoded]
+    data = [{"rows": len(d), "sha256": rows_digest(d)} for d in datasets]
+    identity = {"base": est.base_fingerprint, "data": data}
+    trainable = est._trainable()
+    start = {k: v.detach().clone() for k, v in trainable.items()}
+
+    def collate(rows: list[int]):
+        pos = {j: k for k, j in enumerate(rows)}
+        ex = [examples[j] for j in rows]
+        batch = est._batch([encoded[j] for j in rows])
+        labels = None
+        if est.model.use_words:
+            labels = torch.full(batch[0].shape, -100, dtype=torch.long)
+            for k, j in enumerate(rows):
+                where = [i for i, s in enumerate(encoded[j].side) if s == 2]
+                labels[k, where] = torch.tensor(
+                    piece_labels(examples[j], encoded[j].translation_offsets()),
+                    dtype=torch.long,
+                )
+            labels = labels.to(est.device)
+
+        def vector(values, dtype=torch.float32):
+            return torch.tensor(values, dtype=dtype, device=est.device)
+
+        return batch, BatchTargets(
+            vector([e.target for e in ex]),
+            vector([e.weight for e in ex]),
+            vector([-1 if e.parent >= 0 else e.group for e in ex], torch.long),
+            vector([pos.get(e.parent, -1) for e in ex], torch.long),
+            vector([e.rank_value for e in ex]),
+            vector([e.rank_gap for e in ex]),
+            labels,
+        )
+
+    if est.model.use_align:
+        sample = sorted(random.Random(r.seed).sample(range(len(examples)), min(256, len(examples))))
+        est.model.eval()
+        est.model.calibrate(
+            est._batch([encoded[j] for j in sample[i : i + 16]]) for i in range(0, len(sample), 16)
+        )
+
+    groups: list[set[int]] = [set() for _ in datasets]
+    for e in examples:
+        groups[e.dataset].add(e.group)
+    units = [len(g - {-1}) for g in groups]
+    shares = set_shares(units, [d[0].lp for d in datasets], r)
+    soup = {k: torch.zeros_like(v) for k, v in start.items()}
+    est.log = TrainingLog()
+    for member in range(r.seeds):
+        seed = r.seed + member
+        with torch.no_grad():
+            for k, p in trainable.items():
+                p.copy_(start[k])
+        est.model.reset_head(seed)
+        ckpt = (
+            None
+            if checkpoint is None
+            else (Path(checkpoint) if r.seeds == 1 else Path(f"{checkpoint}.seed{seed}"))
+        )
+
+        def batches(epoch: int, seed: int = seed) -> list[list[int]]:
+            return plan_batches(
+                examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch), shares
+            )
+
+        log = train_loop(
+            est.model,
+            batches,
+            collate,
+            examples,
+            r,
+            head=est.model.head_modules(),
+            device=est.device,
+            checkpoint=ckpt,
+            seed=seed,
+            checkpoint_every=checkpoint_every,
+            progress=progress,
+            identity=identity,
+        )
+        est.log.steps += log.steps
+        est.log.seconds += log.seconds
+        est.log.epoch_loss += log.epoch_loss
+        for k, p in trainable.items():
+            soup[k] += p.detach() / r.seeds
+    with torch.no_grad():
+        for k, p in trainable.items():
+            p.copy_(soup[k])
+            p.requires_grad = False
+    # the delta is taken from the base's own weights, not from ``start``
+    est._delta = est._compress(est._base_weights())
+    est.fitted = True
+    est.name = "custom"
+    # the training time stays out of the file, so that a rerun can give the same bytes
+    est.meta = {
+        "recipe": asdict(r),
+        "data": data,
+        "training": {"steps": est.log.steps, "epoch_loss": est.log.epoch_loss},
+    }
+    est.digest, est.path = None, None
+    return est
