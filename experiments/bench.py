@@ -206,7 +206,7 @@ def child(args: argparse.Namespace) -> dict:
                 precision=precision, device=dev, fields=fields, estimator=estimator
             )
             if "paper" in scorer.fields:
-                scorer.dictionary_map()
+                scorer.paper.maps.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
             est = QualityEstimator.load(precision=precision, device=dev)

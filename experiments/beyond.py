@@ -155,15 +155,15 @@ def main() -> None:
 
     metrics["random (seed 0)"] = np.random.default_rng(SEED).random(len(rows))
     metrics["multilingual e5, all words (the paper's baseline)"] = scores(
-        multi.score_prepared(mc, "all")
+        multi.paper.score_prepared(mc, "all")
     )
     metrics["dictionary map, anchors"] = scores(
-        two.score_prepared(tc, "anchors", aligner=two.dictionary_map())
+        two.paper.score_prepared(tc, "anchors", aligner=two.paper.maps.dictionary_map())
     )
     metrics["cross-fitted map, all words"] = scores(
-        two.score_cross_fitted(tc, docs, "all", folds=FOLDS, seed=SEED)
+        two.paper.score_cross_fitted(tc, docs, "all", folds=FOLDS, seed=SEED)
     )
-    anchors_cf_results = two.score_cross_fitted(tc, docs, "anchors", folds=FOLDS, seed=SEED)
+    anchors_cf_results = two.paper.score_cross_fitted(tc, docs, "anchors", folds=FOLDS, seed=SEED)
     anchors_cf = scores(anchors_cf_results)
     metrics["anchors (cross-fitted map)"] = anchors_cf
     metrics["e5 sentence cosine(source, translation)"] = np.array(
@@ -192,7 +192,7 @@ def main() -> None:
     metrics["consensus: e5 BERTScore among candidates"] = cons_bert
     w = CONSENSUS_WEIGHT
     metrics[f"**default** ({1 - w:g} anchors + {w:g} consensus), cross-fitted map"] = scores(
-        two.blend_consensus(tc, anchors_cf_results, seg_rows.values())
+        two.final.blend_consensus(tc, anchors_cf_results, seg_rows.values())
     )
     metrics["**default** as shipped (`xlscore rank`; map fitted on the scored texts)"] = shipped
 

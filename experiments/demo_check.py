@@ -55,7 +55,7 @@ def main() -> None:
     corpus = paper.prepare(sources, translations)
     for variant in ("anchors", "all"):
         lines.append(
-            _row(f"paper, variant {variant}", by_id(paper.score_prepared(corpus, variant)))
+            _row(f"paper, variant {variant}", by_id(paper.paper.score_prepared(corpus, variant)))
         )
     ranked: dict[str, dict[str, float]] = defaultdict(dict)
     for i in dict.fromkeys(r["id"] for r in rows):

@@ -343,7 +343,10 @@ def pair_features(rows: list, progress: bool) -> np.ndarray:
     src, mt = [r.source for r in rows], [r.translation for r in rows]
     two = XLScorer.offline(estimator=None, alignment="dictionary")
     corpus = two.prepare(src, mt, progress=progress)
-    anchors, every = two.score_prepared(corpus, "anchors"), two.score_prepared(corpus, "all")
+    anchors, every = (
+        two.paper.score_prepared(corpus, "anchors"),
+        two.paper.score_prepared(corpus, "all"),
+    )
     multi = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None)
     e5_all = multi.score(src, mt, progress=progress)
     cos = (multi.en.embed_sentences(src) * multi.en.embed_sentences(mt)).sum(1).numpy()

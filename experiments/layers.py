@@ -72,7 +72,7 @@ def demo_wins(two: XLScorer, layers: tuple[int, int]) -> str:
     scorer = XLScorer(
         en_model=two.en.with_layer(layers[0]),
         ru_model=two.ru.with_layer(layers[1]),
-        lexicon=two.lexicon,
+        lexicon=two.paper.lexicon,
         estimator=None,
     )
     res = scorer.score([r["source"] for r in rows], [r["translation"] for r in rows])
@@ -135,10 +135,10 @@ def main() -> None:
     names = list(curves)
     for L in e5_layers:
         corpus = PreparedCorpus(*pairs(src_e5, mt_e5, L, L), anchors)
-        curves[names[0]][L] = kendall(multi.score_prepared(corpus, "anchors"))
+        curves[names[0]][L] = kendall(multi.paper.score_prepared(corpus, "anchors"))
         corpus = PreparedCorpus(*pairs(src_mini, mt_e5, d_en, L), anchors)
         curves[names[1]][L] = kendall(
-            two.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
+            two.paper.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
         )
         say(
             f"e5 layer {L}: multilingual {curves[names[0]][L]:+.4f}, "
@@ -147,7 +147,7 @@ def main() -> None:
     for L in mini_layers:
         corpus = PreparedCorpus(*pairs(src_mini, mt_e5, L, d_ru), anchors)
         curves[names[2]][L] = kendall(
-            two.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
+            two.paper.score_cross_fitted(corpus, docs, "anchors", folds=args.folds, prior=False)
         )
         say(f"MiniLM layer {L}: {curves[names[2]][L]:+.4f}")
 

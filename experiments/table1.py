@@ -126,7 +126,7 @@ def main() -> None:
     two_corpus = two.anchor([src_mini[r.source] for r in rows], space[1], space=space)
     multi_corpus = multi.anchor(*space, space=space)
     if lexicon.table:
-        two.dictionary_map(progress=True)
+        two.paper.maps.dictionary_map(progress=True)
         clock.say("dictionary map ready")
 
     import sacrebleu
@@ -153,34 +153,34 @@ def main() -> None:
         def put(name, results, metrics=metrics):
             metrics[name] = [x.score for x in results]
 
-        put("multilingual e5, all words", multi.score_prepared(mc, "all"))
-        put("multilingual e5, anchors only", multi.score_prepared(mc, "anchors"))
+        put("multilingual e5, all words", multi.paper.score_prepared(mc, "all"))
+        put("multilingual e5, anchors only", multi.paper.score_prepared(mc, "anchors"))
         if lexicon.table:
-            dmap = two.dictionary_map()
+            dmap = two.paper.maps.dictionary_map()
             put(
                 "MiniLM + e5 + dictionary map, all words",
-                two.score_prepared(tc, "all", aligner=dmap),
+                two.paper.score_prepared(tc, "all", aligner=dmap),
             )
             put(
                 "MiniLM + e5 + dictionary map, anchors only",
-                two.score_prepared(tc, "anchors", aligner=dmap),
+                two.paper.score_prepared(tc, "anchors", aligner=dmap),
             )
         fitted = two._corpus_aligner(tc, False)
         put(
             "MiniLM + e5 + map fitted on scored texts, all words",
-            two.score_prepared(tc, "all", aligner=fitted),
+            two.paper.score_prepared(tc, "all", aligner=fitted),
         )
         put(
             "MiniLM + e5 + map fitted on scored texts, anchors only",
-            two.score_prepared(tc, "anchors", aligner=fitted),
+            two.paper.score_prepared(tc, "anchors", aligner=fitted),
         )
         put(
             "MiniLM + e5 + map cross-fitted by document, all words",
-            two.score_cross_fitted(tc, docs, "all", folds=args.folds),
+            two.paper.score_cross_fitted(tc, docs, "all", folds=args.folds),
         )
         put(
             "MiniLM + e5 + map cross-fitted by document, anchors only",
-            two.score_cross_fitted(tc, docs, "anchors", folds=args.folds),
+            two.paper.score_cross_fitted(tc, docs, "anchors", folds=args.folds),
         )
         metrics["baseline: e5 sentence cosine(source, translation)"] = [cosine[i] for i in idx]
         metrics["baseline: length ratio"] = length_ratio_scores(

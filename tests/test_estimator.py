@@ -360,7 +360,7 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     )
     assert res[2].similarity < res[0].similarity  # untranslated: the foreign penalty
     assert "+2.5*sim:pack:e5-small@9" in scorer.signature()
-    assert scorer._similarity_encoder() is e5  # the Russian encoder is reused
+    assert scorer.similarity.encoder() is e5  # the Russian encoder is reused
     d = res[0].to_dict()
     assert d["similarity"] == res[0].similarity
     assert type(res[0]).from_dict(d) == res[0]

@@ -105,10 +105,10 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
     chunked = scorer.score(SOURCES, TRANSLATIONS, chunk_size=1)
     # (other chunk sizes agree to about 1e-6, as XLScorer.iter_score says)
     assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
-    assert scorer.last_alignment is None  # no map was fitted
+    assert scorer.paper.maps.last is None  # no map was fitted
     corpus = scorer._prepare_chunk(SOURCES[:1], TRANSLATIONS[:1], False)
     with pytest.raises(XLScoreError, match="without the paper's columns"):
-        scorer.score_prepared(corpus)
+        scorer.paper.score_prepared(corpus)
 
 
 def test_without_an_estimator_the_paper_columns_are_always_computed():
@@ -220,9 +220,9 @@ def test_default_fields_load_no_english_encoder(monkeypatch):
     assert "|en:no|" in lean.signature()
     assert "|en:pack:minilm-en@6#" in full.signature()
     with pytest.raises(AssertionError, match="English encoder was loaded"):
-        lean.dictionary_map()
+        lean.paper.maps.dictionary_map()
     monkeypatch.setattr(Encoder, "load", classmethod(load))
-    assert lean.dictionary_map().W_ is not None and lean.en.layer == full.en.layer
+    assert lean.paper.maps.dictionary_map().W_ is not None and lean.en.layer == full.en.layer
 
 
 @pytest.mark.slow

@@ -165,6 +165,26 @@ def test_the_scoring_path_loads_no_training_code(tmp_path):
     assert "xlscore.estimator.training" in _loaded_on_import("xlscore.estimator.model", paths)
 
 
+def test_the_scorer_is_one_class_in_one_file_over_its_components():
+    """``XLScorer`` has no base but ``object`` (no mixins), and the components it runs are
+    each its own class, none of them spread over other files either."""
+    from xlscore.final_score import FinalScore
+    from xlscore.metric.anchoring import Anchoring
+    from xlscore.metric.mapping import Maps
+    from xlscore.metric.paper import PaperScorer
+    from xlscore.metric.similarity import Similarity
+    from xlscore.scorer import XLScorer
+
+    for cls in (XLScorer, PaperScorer, Maps, Anchoring, Similarity, FinalScore):
+        assert cls.__bases__ == (object,), cls
+    tree = ast.parse((PACKAGE / "scorer.py").read_text(encoding="utf-8"))
+    (scorer,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "XLScorer"]
+    assert not scorer.bases
+    assert "TYPE_CHECKING:  # what this mixin" not in "".join(
+        p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py")
+    )
+
+
 def test_no_package_module_is_longer_than_550_lines():
     long = {
         _module_name(p): n

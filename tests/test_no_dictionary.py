@@ -84,7 +84,7 @@ def test_default_scorer_runs_without_the_dictionary(no_dictionary):
         warnings.simplefilter("ignore", NoDictionaryWarning)
         fixed = offline_scorer(alignment="dictionary")
     with pytest.raises(XLScoreError, match="no word pairs"):
-        fixed.dictionary_map()
+        fixed.paper.maps.dictionary_map()
 
 
 def test_cli_score_rank_and_report_without_the_dictionary(no_dictionary, tmp_path):

@@ -5,7 +5,14 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from conftest import DEMO, SMALL_LEXICON, make_wordpiece_bert, offline_scorer, read_demo
+from conftest import (
+    DEMO,
+    SMALL_LEXICON,
+    make_wordpiece_bert,
+    offline_scorer,
+    read_demo,
+    shared_models,
+)
 
 from xlscore import AlignmentMismatchError, Encoder, ProcrustesAligner, XLScorer
 from xlscore.errors import InputError, XLScoreError
@@ -63,38 +70,42 @@ def test_multilingual_self_score_is_one(wordpiece_dir, tmp_path):
 
 def test_idf_and_rescale_change_scores_as_documented(tiny):
     plain = tiny.score(TINY_SRC, TINY_MT, variant="all")
-    tiny.fit_idf(TINY_SRC, TINY_MT)
+    tiny.paper.fit_idf(TINY_SRC, TINY_MT)
     weighted = tiny.score(TINY_SRC, TINY_MT, variant="all")
     assert any(abs(a.f1 - b.f1) > 1e-4 for a, b in zip(plain, weighted))
-    tiny.idf, tiny._idf_en, tiny._idf_ru = False, None, None
-    baseline = tiny.fit_baseline(TINY_SRC, TINY_MT, variant="all")
-    tiny.rescale = True
+    tiny.paper.idf, tiny.paper._idf = False, None
+    baseline = tiny.paper.fit_baseline(TINY_SRC, TINY_MT, variant="all")
+    tiny.paper.rescale = True
     rescaled = tiny.score(TINY_SRC, TINY_MT, variant="all")
-    tiny.rescale, tiny.baseline = False, None
+    tiny.paper.rescale, tiny.paper.baseline = False, None
     for a, b in zip(plain, rescaled):
         assert b.f1 == pytest.approx((a.f1 - baseline[2]) / (1 - baseline[2]), abs=1e-5)
     with pytest.raises(XLScoreError, match="two distinct sources"):
-        tiny.fit_baseline(["same", "same"], ["a", "b"])
+        tiny.paper.fit_baseline(["same", "same"], ["a", "b"])
 
 
 def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigram_dir):
     with pytest.warns(IllPosedAlignmentWarning):  # a tiny lexicon: a 5-pair dictionary map
-        tiny.fit(["неровно сложенный кусок"] * 3, ["неровно сложенный кусок"] * 3)
-    path = tiny.fixed_alignment.save(tmp_path / "map.npz")
+        tiny.paper.fit_alignment(["неровно сложенный кусок"] * 3, ["неровно сложенный кусок"] * 3)
+    path = tiny.paper.maps.fixed.save(tmp_path / "map.npz")
     again = XLScorer(
-        en_model=tiny.en, ru_model=tiny.ru, lexicon=tiny.lexicon, alignment=path, estimator=None
+        en_model=tiny.en,
+        ru_model=tiny.ru,
+        lexicon=tiny.paper.lexicon,
+        alignment=path,
+        estimator=None,
     )
-    assert again.alignment_mode == "fixed"
+    assert again.paper.maps.mode == "fixed"
     other = make_wordpiece_bert(tmp_path / "other", seed=9)
     with pytest.raises(AlignmentMismatchError, match="fitted for en encoder"):
         XLScorer(
             en_model=Encoder.load(other),
             ru_model=tiny.ru,
-            lexicon=tiny.lexicon,
+            lexicon=tiny.paper.lexicon,
             alignment=path,
             estimator=None,
         )
-    tiny.fixed_alignment, tiny.alignment_mode = ProcrustesAligner.identity(32), "fixed"
+    tiny.paper.maps.fixed, tiny.paper.maps.mode = ProcrustesAligner.identity(32), "fixed"
 
 
 def test_signature_names_every_setting(tiny):
@@ -229,7 +240,7 @@ def test_cross_fitting_leaves_the_signature_alone(offline, demo_results):
     rows, _ = demo_results
     corpus = offline.prepare([r["source"] for r in rows], [r["translation"] for r in rows])
     before = offline.signature()
-    res = offline.score_cross_fitted(corpus, [r["id"] for r in rows], folds=2)
+    res = offline.paper.score_cross_fitted(corpus, [r["id"] for r in rows], folds=2)
     assert len(res) == len(rows) and offline.signature() == before
 
 
@@ -311,7 +322,7 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     import xlscore.metric.corpus as corpus_module
     from xlscore import scorer as scorer_module
     from xlscore.estimator import prediction as estimator_module
-    from xlscore.metric import mapping as mapping_module
+    from xlscore.metric import paper as paper_module
 
     calls = []
     real = corpus_module.check_corpus
@@ -320,7 +331,7 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
         calls.append(1)
         return real(*args)
 
-    for module in (scorer_module, estimator_module, mapping_module):
+    for module in (scorer_module, estimator_module, paper_module):
         monkeypatch.setattr(module, "check_corpus", counting)
     rows = [r for r in read_demo() if r["quality"] == "good"][:4]
     scorer = offline_scorer(fields=fields)
@@ -352,3 +363,29 @@ def test_the_default_score_hardly_depends_on_the_chunk_and_not_on_threads():
         assert np.array_equal(scores(10_000), whole)
     finally:
         torch.set_num_threads(threads)
+
+
+def test_one_call_score_is_the_offline_scorer_s(offline):
+    """``xlscore.score`` (issue 53): a new offline scorer for the call, with its settings."""
+    import xlscore
+
+    rows = [r for r in read_demo() if r["quality"] == "good"][:3]
+    src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
+    with shared_models():
+        got = xlscore.score(src, mt, fields="score,evidence")
+    want = offline_scorer(fields="score,evidence").score(src, mt)
+    assert [r.to_dict() for r in got] == [r.to_dict() for r in want]
+    assert got[0].f1 is None  # the settings reached the scorer: no paper columns
+
+
+def test_the_paper_scorer_gives_the_paper_s_columns_alone(offline):
+    """``scorer.paper`` (``xlscore.PaperScorer``) scores a prepared corpus by the paper's
+    method alone: the columns ``XLScorer`` reports, and its F1 as the score."""
+    rows = [r for r in read_demo() if r["quality"] == "good"][:4]
+    src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
+    paper = offline.paper.score_prepared(offline.prepare(src, mt))
+    full = offline.score(src, mt)
+    assert [(p.precision, p.recall, p.f1, p.anchors) for p in paper] == [
+        (f.precision, f.recall, f.f1, f.anchors) for f in full
+    ]
+    assert all(p.estimate is None and p.score <= p.f1 for p in paper)

@@ -1,8 +1,10 @@
 """xlscore: reference-free scoring of English->Russian translations.
 
-Two monolingual encoders embed the English source and the Russian translation, an orthogonal
-map aligns the two spaces, and BERTScore is computed over all words or over anchor words
-(words that a bilingual dictionary pairs across the two sides), after Vetrov & Gorn.
+``xlscore.score(sources, translations)`` scores each pair in one call; :class:`XLScorer`
+keeps the models for many. The score is a quality estimator trained on human judgments; the
+method the project started from (Vetrov & Gorn: two monolingual encoders, an orthogonal map,
+BERTScore over anchor words) is :class:`~xlscore.metric.paper.PaperScorer`, whose columns
+the results report beside it.
 """
 
 from xlscore._version import __version__
@@ -19,7 +21,8 @@ from xlscore.estimator.model import QualityEstimator
 from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.compat import TokenScore, bert_score_compatible
 from xlscore.metric.lexicon import Lexicon
-from xlscore.scorer import RankedTranslation, ScoreResult, XLScorer
+from xlscore.metric.paper import PaperScorer
+from xlscore.scorer import RankedTranslation, ScoreResult, XLScorer, score
 
 __all__ = [
     "AlignmentMismatchError",
@@ -28,6 +31,7 @@ __all__ = [
     "Lexicon",
     "LexiconError",
     "ModelError",
+    "PaperScorer",
     "ProcrustesAligner",
     "QualityEstimator",
     "RankedTranslation",
@@ -39,4 +43,5 @@ __all__ = [
     "__version__",
     "bert_score_compatible",
     "packs",
+    "score",
 ]

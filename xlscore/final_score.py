@@ -2,8 +2,8 @@
 multilingual similarity blended in when the estimator's file gives it a weight; the default's
 does not), or, without an estimator, the paper's F1 blended with the candidates' consensus.
 
-A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's ``estimator``,
-``consensus``, ``fields`` and Russian encoder ``ru``.
+:class:`FinalScore` is the scorer's component for it; :func:`estimator_score` is the formula
+itself, for numbers or arrays (the experiments and distillation use it too).
 """
 
 from __future__ import annotations
@@ -12,21 +12,22 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from xlscore.encoders import packs
-from xlscore.encoders.encoder import Encoder
 from xlscore.errors import XLScoreError
-from xlscore.metric.bertscore import score_pairs
 from xlscore.metric.consensus import consensus_bertscore_groups
 from xlscore.metric.corpus import PreparedCorpus
+from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
 from xlscore.results import ScoreResult, Values, penalised
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
 
-#: the multilingual encoder (at its pack's layer) whose cross-lingual all-words F1 an
-#: estimator's ``similarity_weight`` blends into the score
-SIMILARITY_ENCODER = "pack:e5-small"
-
+__all__ = [
+    "CONSENSUS_MIN",
+    "CONSENSUS_WEIGHT",
+    "SIMILARITY_ENCODER",
+    "FinalScore",
+    "estimator_score",
+]
 
 #: weight of the candidates' consensus in ``score``: equal weights of the two signals after
 #: scaling each by its standard deviation on WMT21 newstest en-ru (0.057 for anchor F1, 0.035
@@ -35,8 +36,6 @@ SIMILARITY_ENCODER = "pack:e5-small"
 CONSENSUS_WEIGHT = 0.6
 #: consensus is used when at least this many candidates of one source are scored together
 CONSENSUS_MIN = 3
-#: pairs per padded batch of the BERTScore computation
-PAIRS_PER_BATCH = 256
 
 
 def estimator_score(
@@ -67,15 +66,39 @@ def estimator_score(
     return score - check_weight * findings
 
 
-class FinalScore:
-    """The final score of each result (see the module's docstring)."""
+def check_consensus(estimator: bool, consensus: bool) -> None:
+    """Refuse consensus with an estimator: it blends into the paper's score only."""
+    if estimator and consensus:
+        raise XLScoreError(
+            "consensus blends into the paper's score only: use it with "
+            "estimator=None (--estimator none)"
+        )
 
-    if TYPE_CHECKING:  # what this mixin uses of :class:`xlscore.scorer.XLScorer`
-        estimator: QualityEstimator | None
-        consensus: bool
-        fields: frozenset[str]
-        ru: Encoder
-        _sim_encoder: Encoder | None
+
+class FinalScore:
+    """The final score of each result (see the module's docstring).
+
+    Args:
+        estimator: the quality estimator whose prediction is the score, or ``None`` (the
+            paper's F1).
+        consensus: without an estimator, blend each group's consensus into the score.
+        fields: the field groups the scorer computes (:mod:`xlscore.fields`).
+        similarity: the multilingual similarity, run when the score or a field needs it.
+    """
+
+    def __init__(
+        self,
+        estimator: QualityEstimator | None,
+        *,
+        consensus: bool,
+        fields: frozenset[str],
+        similarity: Similarity,
+    ) -> None:
+        check_consensus(estimator is not None, consensus)
+        self.estimator = estimator
+        self.consensus = bool(consensus)
+        self.fields = fields
+        self.similarity = similarity
 
     @property
     def computes_similarity(self) -> bool:
@@ -123,7 +146,7 @@ class FinalScore:
         translations = corpus.given or seen
         estimates = self.estimator.estimate(sources, translations, checked=True, on_pairs=on_pairs)
         similarity: Sequence[float | None] = (
-            self.similarity(corpus) if self.computes_similarity else [None] * len(results)
+            self.similarity.scores(corpus) if self.computes_similarity else [None] * len(results)
         )
         findings: list[int | None] = [None] * len(results)
         if b:
@@ -154,41 +177,6 @@ class FinalScore:
             )
         return out
 
-    def similarity(self, corpus: PreparedCorpus) -> list[float]:
-        """Each pair's all-words BERTScore F1 in :data:`SIMILARITY_ENCODER`'s space (no map:
-        the encoder is multilingual), with the foreign-text penalty. The scorer's Russian
-        encoder's vectors are reused when it is that encoder, and both sides' when the corpus
-        was prepared by it (without the paper's columns); else it is loaded once."""
-        enc = self._similarity_encoder()
-        sources, translations = corpus.texts()
-        mt = (
-            [wv.vectors for wv in corpus.mt]
-            if enc is self.ru or not corpus.paper
-            else [wv.vectors for wv in enc.embed_words(translations)]
-        )
-        src = (
-            [wv.vectors for wv in corpus.src]
-            if not corpus.paper
-            else [wv.vectors for wv in corpus.sim_src]
-            if corpus.sim_src is not None
-            else [wv.vectors for wv in enc.embed_words(sources)]
-        )
-        _, _, f = score_pairs(mt, src, batch=PAIRS_PER_BATCH)
-        return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
-
-    def _similarity_encoder(self) -> Encoder:
-        """:data:`SIMILARITY_ENCODER` at its pack's layer: the Russian encoder itself when it
-        is that, a view of it at that layer, or a separately loaded copy."""
-        if self._sim_encoder is None:
-            layer = packs.get(SIMILARITY_ENCODER).default_layer
-            if self.ru.spec != SIMILARITY_ENCODER:
-                self._sim_encoder = Encoder.load(
-                    SIMILARITY_ENCODER, layer, device=self.ru.device, precision=self.ru.precision
-                )
-            else:
-                self._sim_encoder = self.ru if self.ru.layer == layer else self.ru.with_layer(layer)
-        return self._sim_encoder
-
     def blend_consensus(
         self,
         corpus: PreparedCorpus,
@@ -209,3 +197,13 @@ class FinalScore:
             for k, c in zip(group, values):
                 out[k] = replace(out[k], consensus=c, score=(1 - w) * out[k].score + w * c)
         return out
+
+    def describe(self) -> dict:
+        """This part's settings in the scorer's description (:mod:`xlscore.signature`)."""
+        return {
+            "consensus": CONSENSUS_WEIGHT if self.consensus else None,
+            "estimator": self.estimator.describe() if self.estimator is not None else None,
+            "similarity": (
+                self.similarity.encoder().describe() if self.computes_similarity else None
+            ),
+        }

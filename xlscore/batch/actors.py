@@ -65,7 +65,7 @@ class _MapStatistics(_Worker):
             corpus = self.scorer.prepare(
                 [rows.sources[k] for k in good], [rows.translations[k] for k in good]
             )
-            stats = self.scorer.map_statistics(corpus)
+            stats = self.scorer.paper.maps.map_statistics(corpus)
         return {
             "unit": np.array([unit.index]),
             "stats": np.array([json.dumps({k: np.asarray(v).tolist() for k, v in stats.items()})]),

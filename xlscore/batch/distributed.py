@@ -11,10 +11,11 @@ The score of a pair must not depend on which worker scored it or with what else:
 
 * the corpus map (``alignment="corpus"``, the default) is fitted in a first pass: each unit
   returns its anchor-pair statistics (a d x d cross-covariance and a few sums,
-  :meth:`XLScorer.map_statistics`), the driver adds them up in unit order and solves once
-  (:meth:`XLScorer.map_from_statistics`) -- the map of the whole corpus, equal to a local fit
-  up to float summation order. Any map (corpus, dictionary, a saved one) and a user-trained
-  estimator are then sent to the workers once, through the object store;
+  :meth:`xlscore.metric.mapping.Maps.map_statistics`), the driver adds them up in unit order
+  and solves once (:meth:`~xlscore.metric.mapping.Maps.map_from_statistics`) -- the map of the
+  whole corpus, equal to a local fit up to float summation order. Any map (corpus,
+  dictionary, a saved one) and a user-trained estimator are then sent to the workers once,
+  through the object store;
 * the quality estimator's forward passes have shapes fixed by each pair's own length
   (:func:`xlscore.encoders.precision.batch_shape`), so its predictions are bit-identical whatever a
   unit holds;
@@ -311,17 +312,18 @@ def _alignment(
     a first pass over the data. The driver's scorer then carries it, for the signature."""
     from xlscore.metric.alignment import ProcrustesAligner
 
-    if driver.multilingual or "paper" not in driver.fields:
+    maps = driver.paper.maps
+    if driver.paper.multilingual or "paper" not in driver.fields:
         return None
-    if driver.alignment_mode == "fixed":
-        return driver.fixed_alignment
-    if driver.alignment_mode == "dictionary":
-        return driver.dictionary_map()
+    if maps.mode == "fixed":
+        return maps.fixed
+    if maps.mode == "dictionary":
+        return maps.dictionary_map()
     path = out / MAP_FILE
     if path.exists():
         aligner = ProcrustesAligner.load(path)
         if aligner.meta.get("job") == key:
-            driver.last_alignment = aligner
+            maps.last = aligner
             return aligner
     stats_of: dict[int, dict] = {}
     ds = _map_batches(ray, units, _MapStatistics, {**config, "estimator": None}, extras, pool)
@@ -332,10 +334,10 @@ def _alignment(
                 stats_of[int(unit)] = json.loads(stats)
                 bar.update(sizes[int(unit)])
     # summed in unit order, so that the map does not depend on which unit finished first
-    aligner = driver.map_from_statistics(stats_of[u.index] for u in units)
+    aligner = maps.map_from_statistics(stats_of[u.index] for u in units)
     aligner.meta["job"] = key
     aligner.save(path)
-    driver.last_alignment = aligner
+    maps.last = aligner
     return aligner
 
 

@@ -151,10 +151,9 @@ def _print_ranking(out: TextIO, comparison, segments: bool, n: int, signature: s
 def cmd_fit(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     scorer = build_scorer(args)
-    if scorer.multilingual:
-        raise XLScoreError("a single multilingual encoder needs no alignment")
-    scorer.fit(sources, engines, chunk_size=args.chunk_size, progress=not args.quiet)
-    aligner = scorer.fixed_alignment
+    aligner = scorer.paper.fit_alignment(
+        sources, engines, chunk_size=args.chunk_size, progress=not args.quiet
+    )
     path = aligner.save(args.save)
     print(
         f"saved {path}: {aligner.n_pairs_} anchor pairs from {len(sources)} segments x "
@@ -190,14 +189,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     groups: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         groups.setdefault(r.seg_id, []).append(i)
-    paper = scorer.score_prepared(corpus)
-    metrics = {"xlscore": scorer.finish(corpus, paper, groups.values())}
+    paper = scorer.paper.score_prepared(corpus)
+    metrics = {"xlscore": scorer.final.finish(corpus, paper, groups.values())}
     if scorer.estimator is not None:
         metrics["the paper's method (anchor F1)"] = paper
-    elif scorer.alignment_mode == "corpus" and not scorer.multilingual:
-        metrics["xlscore, map cross-fitted by document"] = scorer.blend_consensus(
+    elif scorer.paper.maps.mode == "corpus" and not scorer.paper.multilingual:
+        metrics["xlscore, map cross-fitted by document"] = scorer.final.blend_consensus(
             corpus,
-            scorer.score_cross_fitted(corpus, [r.doc for r in rows], folds=args.folds),
+            scorer.paper.score_cross_fitted(corpus, [r.doc for r in rows], folds=args.folds),
             groups.values(),
         )
     seg = [r.seg_id for r in rows]

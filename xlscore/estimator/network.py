@@ -78,7 +78,7 @@ class EstimatorNetwork:
         self.max_length = min(PREDICT_MAX_LENGTH, max_tokens(encoder, self.tokenizer))
         self.floor = FLOOR
         # weight of the cross-lingual similarity the scorer adds to the prediction (0: none);
-        # see XLScorer.apply_estimator
+        # see FinalScore.apply_estimator
         self.similarity_weight = 0.0
         # what the scorer subtracts per reliable check finding (0: none); same place
         self.check_weight = 0.0
@@ -128,7 +128,8 @@ class EstimatorNetwork:
     @property
     def separate_similarity(self) -> bool:
         """Whether the scorer's similarity needs the separate pass of
-        :data:`xlscore.final_score.SIMILARITY_ENCODER` over each side (a similarity weight)."""
+        :data:`xlscore.metric.similarity.SIMILARITY_ENCODER` over each side (a similarity
+        weight)."""
         return bool(self.similarity_weight)
 
     def signature(self) -> str:

@@ -13,8 +13,8 @@ never saw gets ``log(N + 1)``); when a side's weights sum to 0 (idf from one doc
 tokens count equally. A side with no tokens (or no anchors) scores 0.
 
 Baseline rescaling maps a score ``x`` to ``(x - b) / (1 - b)``, where ``b`` is the mean score of
-unrelated pairs, so that unrelated text lands near 0 (see :meth:`xlscore.XLScorer.fit_baseline`
-for how ``b`` is obtained here).
+unrelated pairs, so that unrelated text lands near 0 (see
+:meth:`xlscore.metric.paper.PaperScorer.fit_baseline` for how ``b`` is obtained here).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import overload
 
 import torch
+
+#: pairs per padded batch of the greedy matching (the scorer's default)
+PAIRS_PER_BATCH = 256
 
 
 def cosine_matrix(cand: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:

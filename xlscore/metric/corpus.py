@@ -58,7 +58,7 @@ def segment_pairs(
 
 def assign_folds(groups: Iterable[str], folds: int = 5, seed: int = 0) -> dict[str, int]:
     """Deal group names (e.g. documents) into ``folds`` folds at random, with a fixed ``seed``:
-    ``{group: fold}``. The folds of :meth:`XLScorer.score_cross_fitted`."""
+    ``{group: fold}``. The folds of :meth:`xlscore.metric.paper.PaperScorer.score_cross_fitted`."""
     names = sorted(set(groups))
     random.Random(seed).shuffle(names)
     return {g: i % folds for i, g in enumerate(names)}

@@ -1,74 +1,105 @@
-"""The scorer's maps from the Russian into the English vector space: the encoder pair's
-dictionary map, a map refined on the anchors of a corpus (read in chunks), the map the
-scorer's ``alignment`` setting gives for a corpus, and cross-fitted scoring (each fold scored
-with a map fitted on the other folds).
-
-A mixin of :class:`xlscore.scorer.XLScorer`: it relies on the scorer's encoders (``en``,
-``ru``), ``lexicon``, alignment settings and its ``_prepare`` / ``score_prepared`` methods.
+"""The paper's maps from the Russian into the English vector space (:class:`Maps`, a component
+of :class:`xlscore.metric.paper.PaperScorer`): the ``alignment`` setting (the corpus map, the
+dictionary map, a saved or given map, the identity for one multilingual encoder), the encoder
+pair's dictionary map, a map refined on the anchor-pair statistics of a corpus (which add up
+over its parts, wherever they were computed), and the map the setting gives for a corpus.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
 
 import torch
 
-from xlscore.errors import InputError, XLScoreError
+from xlscore.encoders.encoder import Encoder
+from xlscore.errors import AlignmentMismatchError, XLScoreError
 from xlscore.metric.alignment import (
     IllPosedAlignmentWarning,
     ProcrustesAligner,
     dictionary_alignment,
 )
-from xlscore.metric.corpus import (
-    CHUNK_PAIRS,
-    PreparedCorpus,
-    assign_folds,
-    check_corpus,
-    segment_chunks,
-    segment_pairs,
-)
-from xlscore.results import ScoreResult
+from xlscore.metric.corpus import PreparedCorpus
+from xlscore.metric.lexicon import Lexicon
 
-if TYPE_CHECKING:  # typing.Self is Python 3.11+
-    from typing import Self
-
-    from xlscore.encoders.encoder import Encoder
-    from xlscore.metric.lexicon import Lexicon
+#: the alignment settings given by name
+ALIGNMENTS = ("dictionary", "corpus")
 
 
-class MapFitting:
-    """Fitting and choosing the orthogonal map (see the module's docstring)."""
+class Maps:
+    """The map the paper's score uses (see the module's docstring).
 
-    if TYPE_CHECKING:  # what this mixin uses of :class:`xlscore.scorer.XLScorer`
-        en: Encoder
-        ru: Encoder
-        lexicon: Lexicon
-        multilingual: bool
-        align_center: bool
-        align_normalize: bool
-        alignment_mode: str
-        fixed_alignment: ProcrustesAligner | None
-        last_alignment: ProcrustesAligner | None
-        last_baseline: tuple[float, float, float] | None
-        _dictionary_map: ProcrustesAligner | None
+    Args:
+        en: the English encoder, or a function that loads it on first use.
+        ru: the Russian encoder.
+        lexicon: the word pairs of the dictionary map.
+        multilingual: one encoder for both sides (the identity map; ``alignment`` must be a
+            name then).
+        alignment: ``"corpus"``, ``"dictionary"``, a saved map's path or a
+            :class:`ProcrustesAligner`.
+        center, normalize: the Procrustes fit's centring and row normalisation.
+    """
 
-        def _prepare(
-            self, sources: list[str], translations: list[str], progress: bool
-        ) -> PreparedCorpus: ...
-        def _set_fixed(self, aligner: ProcrustesAligner) -> None: ...
-        def _idf_for(self, sources: Sequence[str], translations: Sequence[str]): ...
-        def score_prepared(
-            self,
-            corpus: PreparedCorpus,
-            variant: str | None = None,
-            *,
-            aligner: ProcrustesAligner | None = None,
-            idf=None,
-            baseline: tuple[float, float, float] | None = None,
-            progress: bool = False,
-        ) -> list[ScoreResult]: ...
+    def __init__(
+        self,
+        en: Encoder | Callable[[], Encoder],
+        ru: Encoder,
+        lexicon: Lexicon,
+        *,
+        multilingual: bool,
+        alignment: str | os.PathLike | ProcrustesAligner = "corpus",
+        center: bool = False,
+        normalize: bool = True,
+    ) -> None:
+        self._en = en
+        self.ru, self.lexicon, self.multilingual = ru, lexicon, multilingual
+        self.center, self.normalize = center, normalize
+        self._dictionary_map: ProcrustesAligner | None = None
+        self.fixed: ProcrustesAligner | None = None
+        #: the last map a corpus was scored with (the signature names it)
+        self.last: ProcrustesAligner | None = None
+        self.mode = "identity" if multilingual else "corpus"
+        if multilingual:
+            if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
+                raise XLScoreError("a single multilingual encoder takes no alignment")
+        elif isinstance(alignment, ProcrustesAligner):
+            self.set_fixed(alignment)
+        elif isinstance(alignment, str) and alignment in ALIGNMENTS:
+            self.mode = alignment
+        elif isinstance(alignment, (str, os.PathLike)):
+            self.set_fixed(
+                ProcrustesAligner.load(
+                    alignment, expect={"en": self.en.describe(), "ru": self.ru.describe()}
+                )
+            )
+        else:
+            raise XLScoreError(f"unknown alignment {alignment!r}")
+
+    @property
+    def en(self) -> Encoder:
+        """The English encoder (loaded on first use when given as a function)."""
+        if not isinstance(self._en, Encoder):
+            self._en = self._en()
+        return self._en
+
+    def set_fixed(self, aligner: ProcrustesAligner) -> None:
+        """Score with ``aligner`` from now on, whatever the corpus."""
+        want = (self.ru.dim, self.en.dim)
+        if aligner.W_ is None or aligner.W_.shape != want:
+            shape = None if aligner.W_ is None else aligner.W_.shape
+            raise AlignmentMismatchError(
+                f"the alignment maps {shape}, but these encoders need {want[0]}x{want[1]}"
+            )
+        self.fixed, self.mode = aligner, "fixed"
+
+    def describe(self) -> str:
+        """The setting, with the digest of the map in force (fixed, or the last one used)."""
+        if self.mode == "fixed" and self.fixed is not None:
+            return f"{self.mode}#{self.fixed.digest}"
+        if self.last is not None and not self.multilingual:
+            return f"{self.mode}#{self.last.digest}"
+        return self.mode
 
     def dictionary_map(self, progress: bool = False) -> ProcrustesAligner:
         """The encoder pair's dictionary map (fitted once, then cached on disk)."""
@@ -85,8 +116,8 @@ class MapFitting:
                 self.en,
                 self.ru,
                 self.lexicon,
-                center=self.align_center,
-                normalize=self.align_normalize,
+                center=self.center,
+                normalize=self.normalize,
                 progress=progress,
             )
         return self._dictionary_map
@@ -95,8 +126,8 @@ class MapFitting:
         # without a dictionary (anchors from word alignment) the map is the corpus's alone
         prior = prior and bool(self.lexicon.table)
         aligner = ProcrustesAligner(
-            center=self.align_center,
-            normalize=self.align_normalize,
+            center=self.center,
+            normalize=self.normalize,
             prior=self.dictionary_map(progress) if prior else None,
         )
         aligner.meta = {
@@ -110,7 +141,7 @@ class MapFitting:
         """The anchor-pair statistics of a prepared corpus that a corpus map is solved from
         (:meth:`ProcrustesAligner.statistics`). Statistics of the parts of a corpus, computed
         anywhere, give through :meth:`map_from_statistics` the map of the whole."""
-        aligner = ProcrustesAligner(center=self.align_center, normalize=self.align_normalize)
+        aligner = ProcrustesAligner(center=self.center, normalize=self.normalize)
         xs, ys = [], []
         for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors):
             if len(anchors):
@@ -152,103 +183,25 @@ class MapFitting:
         aligner.reliable = aligner.prior.reliable
         return aligner
 
-    def _corpus_aligner(
+    def for_corpus(
         self, corpus: PreparedCorpus, progress: bool = False, prior: bool = True
     ) -> ProcrustesAligner:
+        """The corpus map of one prepared corpus (refined from the dictionary map unless
+        ``prior=False``)."""
         return self.map_from_statistics(
             [self.map_statistics(corpus)], prior=prior, progress=progress
         )
 
-    def fit_map(
-        self,
-        sources: Sequence[str],
-        systems: Sequence[str] | Mapping[str, Sequence[str]],
-        *,
-        chunk_size: int = CHUNK_PAIRS,
-        progress: bool = False,
-    ) -> ProcrustesAligner:
-        """A map refined (from the dictionary map) on the anchors of a corpus, read in chunks
-        of ``chunk_size`` pairs so that memory does not grow with the corpus."""
-        if self.multilingual:
-            raise XLScoreError("a single multilingual encoder needs no alignment")
-        return self._fit_map(*check_corpus(sources, systems), chunk_size, progress)
-
-    def _fit_map(
-        self, sources: list[str], systems: dict[str, list[str]], chunk_size: int, progress: bool
-    ) -> ProcrustesAligner:
-        """:meth:`fit_map` of a corpus already checked (by the public method that called)."""
-        return self.map_from_statistics(
-            (
-                self.map_statistics(self._prepare(*segment_pairs(sources, systems, a, b), False))
-                for a, b in segment_chunks(len(sources), len(systems), chunk_size)
-            ),
-            progress=progress,
-        )
-
-    def fit(
-        self,
-        sources: Sequence[str],
-        translations: Sequence[str] | Mapping[str, Sequence[str]],
-        *,
-        chunk_size: int = CHUNK_PAIRS,
-        progress: bool = False,
-    ) -> Self:
-        """Fit the alignment on the anchors of a corpus (regularised towards the dictionary
-        map) and use it from now on. ``translations``: one list, or several engines' lists by
-        name. Optional: :meth:`score` fits as its ``alignment`` says."""
-        self._set_fixed(
-            self.fit_map(sources, translations, chunk_size=chunk_size, progress=progress)
-        )
-        return self
-
-    def _aligner_for(
-        self, corpus: PreparedCorpus | None, progress: bool = False
-    ) -> ProcrustesAligner:
-        """The map the scorer's settings give for a corpus (which only ``"corpus"`` reads)."""
+    def choose(self, corpus: PreparedCorpus | None, progress: bool = False) -> ProcrustesAligner:
+        """The map the setting gives for a corpus (which only ``"corpus"`` reads)."""
         if self.multilingual:
             return ProcrustesAligner.identity(self.en.dim)
-        if self.alignment_mode == "fixed":
-            if self.fixed_alignment is None:
+        if self.mode == "fixed":
+            if self.fixed is None:
                 raise XLScoreError("alignment 'fixed' without a map")
-            return self.fixed_alignment
-        if self.alignment_mode == "corpus":
+            return self.fixed
+        if self.mode == "corpus":
             if corpus is None:
                 raise XLScoreError("alignment='corpus' needs the corpus to fit on")
-            return self._corpus_aligner(corpus, progress)
+            return self.for_corpus(corpus, progress)
         return self.dictionary_map(progress)
-
-    def score_cross_fitted(
-        self,
-        corpus: PreparedCorpus,
-        groups: Sequence[str],
-        variant: str | None = None,
-        *,
-        folds: int = 5,
-        seed: int = 0,
-        prior: bool = True,
-    ) -> list[ScoreResult]:
-        """Score each pair with a map fitted only on the anchors of other groups (e.g.
-        documents): the groups are dealt into ``folds`` folds at random (fixed ``seed``), and
-        each fold is scored with the map refined on the remaining folds (``prior=False``: fitted
-        on them alone). This is the honest counterpart of ``alignment="corpus"``, which fits on
-        the very texts it scores. idf weights come from the whole corpus; a rescaling baseline
-        is computed for each fold's map. Like :meth:`score_prepared`, the paper's method only
-        (``score`` is F1-based, no estimator)."""
-        if len(groups) != len(corpus):
-            raise InputError(f"{len(groups)} group labels for {len(corpus)} pairs")
-        if folds < 2:
-            raise XLScoreError("cross-fitting needs at least two folds")
-        fold_of = assign_folds(groups, folds, seed)
-        idf = self._idf_for(*corpus.texts())
-        last = self.last_alignment, self.last_baseline
-        out: list[ScoreResult | None] = [None] * len(corpus)
-        for f in range(min(folds, len(fold_of))):
-            test = [i for i, g in enumerate(groups) if fold_of[g] == f]
-            train = [i for i, g in enumerate(groups) if fold_of[g] != f]
-            aligner = self._corpus_aligner(corpus.subset(train), False, prior)
-            for i, res in zip(
-                test, self.score_prepared(corpus.subset(test), variant, aligner=aligner, idf=idf)
-            ):
-                out[i] = res
-        self.last_alignment, self.last_baseline = last  # the fold maps are not the signature's
-        return out  # type: ignore[return-value]

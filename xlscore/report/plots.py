@@ -18,6 +18,7 @@ import torch
 from matplotlib.figure import Figure
 
 from xlscore.errors import InputError
+from xlscore.metric.paper import map_vectors
 
 _COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
 
@@ -50,9 +51,9 @@ def alignment_map(
     if isinstance(translations, str) or not translations:
         raise InputError("alignment_map needs a list of at least one translation")
     corpus = scorer.prepare([source] * len(translations), list(translations))
-    aligner = scorer._aligner_for(corpus, False)
-    results = scorer.score_prepared(corpus, variant, aligner=aligner)
-    mapped = scorer._map(corpus.mt, aligner)
+    aligner = scorer.paper.maps.choose(corpus)
+    results = scorer.paper.score_prepared(corpus, variant, aligner=aligner)
+    mapped = map_vectors(corpus.mt, aligner)
     src = corpus.src[0]
     blocks = [src.vectors, *mapped]
     points = torch.nn.functional.normalize(torch.cat(blocks).float(), dim=-1).numpy()

@@ -1,0 +1,107 @@
+"""The anchors of each pair (:mod:`xlscore.metric.anchors`) over its embedded words: the word
+translator's candidates (a dictionary for the whole corpus at once, or word alignment in the
+similarity encoder's space, pair by pair), each distinct pair anchored once. The anchors give
+the paper's anchors-only BERTScore and map, the foreign-text share and flags that the score
+depends on, and the evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from xlscore.encoders.encoder import Encoder, WordVectors
+from xlscore.errors import InputError, XLScoreError
+from xlscore.metric.anchors import AnchorSet, find_anchors, is_cyrillic
+from xlscore.metric.corpus import PreparedCorpus
+from xlscore.metric.lexicon import Lexicon
+from xlscore.metric.similarity import Similarity
+from xlscore.metric.translators import AlignmentTranslator, WordTranslator
+
+
+class Anchoring:
+    """Anchors of embedded pairs (see the module's docstring).
+
+    Args:
+        lexicon: the word pairs and the English words the anchors may use.
+        translator: the word translator.
+        similarity: the multilingual similarity, in whose space word alignment works.
+        ru: the Russian encoder, whose vectors are reused when it is the similarity's.
+    """
+
+    def __init__(
+        self, lexicon: Lexicon, translator: WordTranslator, similarity: Similarity, ru: Encoder
+    ) -> None:
+        self.lexicon, self.translator = lexicon, translator
+        self.similarity, self.ru = similarity, ru
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the anchors come from word alignment (which needs vectors of both sides
+        in the similarity encoder's space)."""
+        return isinstance(self.translator, AlignmentTranslator)
+
+    def alignment_space(
+        self,
+        sources: list[str],
+        translations: list[str],
+        ru_vectors: Sequence[WordVectors] | None = None,
+        progress: bool = False,
+    ) -> tuple[list[WordVectors], list[WordVectors]]:
+        """Both sides' word vectors in the similarity encoder's space, which the word
+        alignment needs; ``ru_vectors`` (the translations by the Russian encoder) are reused
+        when that encoder is the similarity encoder."""
+        enc = self.similarity.encoder()
+        src = enc.embed_words(sources, progress=progress)
+        if ru_vectors is not None and enc is self.ru:
+            return src, list(ru_vectors)
+        return src, enc.embed_words(translations, progress=progress)
+
+    def anchor(
+        self,
+        src: Sequence[WordVectors],
+        mt: Sequence[WordVectors],
+        *,
+        translate: bool = True,
+        space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None,
+    ) -> PreparedCorpus:
+        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
+        ``translate=False`` looks no word up, so that only the foreign-text share and the flags
+        (which need no translation) are meaningful. With the ``"alignment"`` translator,
+        ``space`` holds both sides' vectors in the similarity encoder's space (embedded here
+        when not given)."""
+        if len(src) != len(mt):
+            raise InputError(f"{len(src)} sources but {len(mt)} translations")
+        corpus = PreparedCorpus(list(src), list(mt))
+        aligned = translate and self.aligned
+        if aligned and space is None:
+            space = self.alignment_space([s.text for s in src], [m.text for m in mt])
+        ru_words = (
+            [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
+            if translate and not aligned
+            else []
+        )
+        table = self.translator.translations(ru_words) if ru_words else {}
+        empty: frozenset[str] = frozenset()
+        lex = self.lexicon
+        known, _ = lex.known_words()
+        cached: dict[tuple[str, str], AnchorSet] = {}
+        for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
+            key = (s.text, m.text)
+            if key not in cached:
+                words = table
+                if aligned:
+                    if space is None or not isinstance(self.translator, AlignmentTranslator):
+                        raise XLScoreError("word alignment needs the alignment translator")
+                    a_src, a_mt = space[0][k], space[1][k]
+                    words = self.translator.pair_translations(
+                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys
+                    )
+
+                def translations(
+                    w: str, words: Mapping[str, frozenset[str]] = words
+                ) -> frozenset[str]:
+                    return words.get(w, empty)
+
+                cached[key] = find_anchors(s.words, m.words, translations, lex.en_keys, known)
+            corpus.anchors.append(cached[key])
+        return corpus
