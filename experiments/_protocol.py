@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 from xlscore.evaluation.agreement import read_judgments
-from xlscore.io.judgments import attach_errors, read_error_marks, sample_sources
+from xlscore.io.error_marks import attach_errors, read_error_marks
+from xlscore.io.judgments import sample_sources
 from xlscore.metric.corpus import assign_folds
 
 CACHE = Path(

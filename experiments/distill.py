@@ -35,6 +35,7 @@ from _results import cpu_name
 from estimator import save_estimates
 
 from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
+from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.io.judgments import ErrorMark, Judgment
 
@@ -67,9 +68,7 @@ def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
     rec = meta["recipe"]
     est = QualityEstimator.load(cached)
     est.recompress(int(rec["delta_rank"]), int(rec["delta_bits"]))
-    est.meaning_blend = float(meta.get("meaning_blend", 0.0))
-    est.similarity_weight = float(meta.get("similarity_weight", 0.0))
-    est.check_weight = float(meta.get("check_weight", 0.0))
+    est.formula = ScoreFormula.from_meta(meta, shipped)
     return est
 
 
@@ -161,7 +160,7 @@ def cmd_run(args, sets) -> None:
         print(f"{args.variant}/{args.fold}: done before")
         return
     t0 = time.time()
-    student = student_of(float(meta.get("check_weight", 0.0)), recipe)
+    student = student_of(ScoreFormula.from_meta(meta).check_weight, recipe)
     student.fit([rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
     student.save(out / "full.safetensors", name=f"{args.variant}-{args.fold}")
     minutes = max(time.time() - t0, student.log.seconds) / 60

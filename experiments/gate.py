@@ -43,6 +43,7 @@ from rule import Blend, SetData, load_data, mean_of
 from sets import load_validation_sets
 
 from xlscore.errors import ModelError
+from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import read_metadata
 from xlscore.evaluation.gate import compare_tags, floor_checks
 from xlscore.io.cache import sha256_file
@@ -114,11 +115,8 @@ def shipping(path: Path) -> Shipping:
     except ModelError as err:
         raise SystemExit(str(err)) from None
     recipe = meta.get("recipe") or {}
-    blend = Blend(
-        float(meta.get("meaning_blend", 0.0)),
-        float(meta.get("similarity_weight", 0.0)),
-        float(meta.get("check_weight", 0.0)),
-    )
+    f = ScoreFormula.from_meta(meta, path)
+    blend = Blend(f.meaning_blend, f.similarity_weight, f.check_weight)
     return Shipping(blend, recipe.get("span_threshold"))
 
 

@@ -624,3 +624,27 @@ def test_a_blend_needs_a_meaning_head(trained, tmp_path):
     odd = _rewritten(path, tmp_path / "odd.safetensors", meaning_blend=1.0)
     with pytest.raises(ModelError, match="meaning_blend but no meaning head"):
         QualityEstimator.load(odd)
+
+
+def test_the_score_formula_is_one_record_stored_with_the_weights(trained, tmp_path):
+    """The formula (issue 53) is read from the file by the scorer, the distillation and the
+    gate alike: saved and loaded whole, its bad values refused by file and key, and its part
+    of the signature written by the record itself."""
+    from xlscore.estimator.formula import ScoreFormula
+
+    f = ScoreFormula(meaning_blend=0.005, check_weight=0.25)
+    assert f.to_meta() == {"meaning_blend": 0.005, "check_weight": 0.25}
+    assert ScoreFormula.from_meta(f.to_meta()) == f
+    assert f.signature(None) == "+0.005*meaning-0.25*checks"
+    assert ScoreFormula(similarity_weight=5).signature("e5") == "+5*sim:e5"
+    with pytest.raises(XLScoreError, match="check_weight must be a finite weight"):
+        ScoreFormula(check_weight=-1)
+    trained.formula = ScoreFormula(check_weight=0.5)
+    try:
+        path = trained.save(tmp_path / "f.safetensors")
+    finally:
+        trained.formula = ScoreFormula()
+    assert QualityEstimator.load(path).formula == ScoreFormula(check_weight=0.5)
+    _rewritten(path, tmp_path / "bad.safetensors", similarity_weight=float("nan"))
+    with pytest.raises(ModelError, match=r"bad\.safetensors has a bad similarity_weight"):
+        QualityEstimator.load(tmp_path / "bad.safetensors")

@@ -167,7 +167,7 @@ def test_a_damaged_gzip_file_is_named(tmp_path):
 
 
 def test_spans_past_the_translation_are_refused_or_dropped_when_lenient(tmp_path):
-    from xlscore.io.judgments import read_error_marks
+    from xlscore.io.error_marks import read_error_marks
 
     p = tmp_path / "spans.tsv"
     p.write_text(

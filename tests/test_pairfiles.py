@@ -9,15 +9,8 @@ import pytest
 
 from xlscore import ProcrustesAligner
 from xlscore.errors import InputError
-from xlscore.io.pairfiles import (
-    PairColumns,
-    discover,
-    finished_units,
-    plan_units,
-    read_unit,
-    unit_table,
-    write_part,
-)
+from xlscore.io.pairfiles import PairColumns, discover, plan_units, read_unit
+from xlscore.io.partfiles import finished_units, unit_table, write_part
 
 ROWS = [
     {"source": f"The cat sat {i}.", "translation": f"Кот сидел {i}.", "engine": "A"}

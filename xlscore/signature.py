@@ -43,13 +43,10 @@ def signature_line(d: dict, qe: QualityEstimator | None) -> str:
     def enc(e: dict) -> str:
         return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
 
-    est = qe.signature() if qe is not None else "est:no"
-    if qe is not None and qe.meaning_blend:
-        est += f"+{qe.meaning_blend:g}*meaning"
-    if qe is not None and d["similarity"] is not None and qe.separate_similarity:
-        est += f"+{qe.similarity_weight:g}*sim:{enc(d['similarity'])}"  # in the score
-    if qe is not None and qe.check_weight:
-        est += f"-{qe.check_weight:g}*checks"
+    est = "est:no"
+    if qe is not None:
+        blended = d["similarity"] is not None and qe.separate_similarity  # in the score
+        est = qe.signature() + qe.formula.signature(enc(d["similarity"]) if blended else None)
     parts = [
         f"xlscore:{d['version']}",
         est,

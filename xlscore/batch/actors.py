@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from xlscore.io.pairfiles import PairColumns, Unit, UnitRows, read_unit, unit_table
+from xlscore.io.pairfiles import PairColumns, Unit, UnitRows, read_unit
+from xlscore.io.partfiles import unit_table
 
 
 def _peak_rss_mb() -> float:

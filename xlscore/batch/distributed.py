@@ -55,17 +55,8 @@ from xlscore.batch.output import (
 )
 from xlscore.batch.session import _import_ray, ray_session
 from xlscore.errors import XLScoreError
-from xlscore.io.pairfiles import (
-    ROWS_PER_FILE,
-    PairColumns,
-    Unit,
-    discover,
-    finished_units,
-    job_key,
-    output_schema,
-    plan_units,
-    write_part,
-)
+from xlscore.io.pairfiles import ROWS_PER_FILE, PairColumns, Unit, discover, plan_units
+from xlscore.io.partfiles import finished_units, job_key, output_schema, write_part
 
 __all__ = [
     "DEFAULT_COLUMNS",

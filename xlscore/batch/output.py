@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from xlscore.errors import XLScoreError
-from xlscore.io.pairfiles import part_path
+from xlscore.io.partfiles import part_path
 
 MANIFEST = "_xlscore_job.json"
 MAP_FILE = "_xlscore_map.npz"

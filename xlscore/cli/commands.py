@@ -247,10 +247,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.training import Recipe, remove_checkpoint
+    from xlscore.io.error_marks import attach_errors, read_error_marks
     from xlscore.io.judgments import (
-        attach_errors,
         leave_out_sources,
-        read_error_marks,
         read_judgments,
         sample_sources,
         split_sets,

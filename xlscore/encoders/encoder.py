@@ -26,7 +26,6 @@ import contextlib
 import os
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 import torch
 
@@ -40,44 +39,14 @@ from xlscore.encoders.models import (
     quiet_transformers,
     resolve_device,
 )
-from xlscore.encoders.words import normalize_text, piece_word_matrix, split_words
-from xlscore.errors import LongInputWarning, ModelError, UnembeddedWordWarning
-
-
-@dataclass(frozen=True)
-class WordVectors:
-    """Word vectors of one sentence.
-
-    ``words[i]`` is the word as it appears in ``text`` (the normalised sentence) at
-    ``spans[i]``; ``vectors[i]`` is the mean of its pieces' vectors. Words that received no
-    piece are listed in ``dropped`` and have no row.
-    """
-
-    text: str
-    words: list[str]
-    spans: list[tuple[int, int]]
-    vectors: torch.Tensor
-    dropped: list[str] = field(default_factory=list)
-    windows: int = 1
-
-    def __len__(self) -> int:
-        return len(self.words)
-
-
-@dataclass
-class _Item:
-    """A unique normalised sentence on its way through the encoder."""
-
-    text: str
-    index: int  # first position in the caller's list (for messages)
-    ids: list[int]  # content piece ids (prefix excluded)
-    spans: list[tuple[int, int]]  # content piece spans in ``text``
-    prefix_ids: list[int]
-    windows: list[tuple[int, int]] = field(default_factory=list)
-    pieces: dict[int, torch.Tensor] = field(default_factory=dict)  # by layer
-    pooled: dict[int, torch.Tensor] = field(default_factory=dict)  # token sums, by layer
-    n_tokens: int = 0
-    full: dict[int, torch.Tensor] = field(default_factory=dict)  # every token, by layer
+from xlscore.encoders.pieces import (
+    SentenceItem,
+    WordVectors,
+    pieces_to_words,
+    unique_texts,
+    word_vectors,
+)
+from xlscore.errors import LongInputWarning, ModelError
 
 
 class Encoder:
@@ -227,13 +196,13 @@ class Encoder:
         resolved = [self._check_layer(L) for L in layers]
         items, order = self._encode_pieces(sentences, progress, resolved)
         out: dict[int, list[WordVectors]] = {}
-        merged = {key: (*_pieces_to_words(item), item) for key, item in items.items()}
+        merged = {key: (*pieces_to_words(item), item) for key, item in items.items()}
         for layer, resolved_layer in zip(layers, resolved):
             by_key = {}
             for key, (matrix, keep, dropped, item) in merged.items():
                 vectors = matrix @ item.pieces[resolved_layer]
                 windows = max(1, len(item.windows))
-                by_key[key] = _word_vectors(item, keep, dropped, vectors, windows)
+                by_key[key] = word_vectors(item, keep, dropped, vectors, windows)
             out[layer] = [by_key[k] for k in order]
         return out
 
@@ -243,11 +212,11 @@ class Encoder:
         whatever needs only the words (foreign-text share, flags, dictionary anchors)."""
         if isinstance(sentences, str):
             raise TypeError("the encoder takes a list of sentences, not a single string")
-        unique, first, order = _unique_texts(sentences)
+        unique, first, order = unique_texts(sentences)
         by_key = []
         for item in self._tokenize(unique, first):
-            _, keep, dropped = _pieces_to_words(item)
-            by_key.append(_word_vectors(item, keep, dropped, torch.zeros(len(keep), 0)))
+            _, keep, dropped = pieces_to_words(item)
+            by_key.append(word_vectors(item, keep, dropped, torch.zeros(len(keep), 0)))
         return [by_key[k] for k in order]
 
     def embed_sentences(
@@ -299,24 +268,24 @@ class Encoder:
                     stacklevel=2,
                 )
                 piece_ids = piece_ids[:cap]
-            items.append(_Item(text, first[k], list(piece_ids), [], []))
+            items.append(SentenceItem(text, first[k], list(piece_ids), [], []))
         self._forward(items, progress, [self.layer], full=True)
         return [(self._head + items[k].ids + self._tail, items[k].full[self.layer]) for k in order]
 
     def _encode_pieces(
         self, sentences: Sequence[str], progress: bool, layers: list[int], pool: bool = False
-    ) -> tuple[dict[int, _Item], list[int]]:
+    ) -> tuple[dict[int, SentenceItem], list[int]]:
         """Normalise, de-duplicate and embed; returns items by key and the key of each input."""
         if isinstance(sentences, str):
             raise TypeError("the encoder takes a list of sentences, not a single string")
         if not layers:
             raise ModelError("no layer asked for")
-        unique, first, order = _unique_texts(sentences)
+        unique, first, order = unique_texts(sentences)
         items = self._tokenize(unique, first)
         self._forward(items, progress, layers, pool)
         return dict(enumerate(items)), order
 
-    def _tokenize(self, texts: list[str], first_index: list[int]) -> list[_Item]:
+    def _tokenize(self, texts: list[str], first_index: list[int]) -> list[SentenceItem]:
         plen = len(self.prefix)
         with quiet_transformers():  # no "longer than the maximum" notice: we window instead
             enc = self.tokenizer(
@@ -339,10 +308,10 @@ class Encoder:
                 else:
                     content.append(tid)
                     spans.append((max(s - plen, 0), max(e - plen, 0)))
-            items.append(_Item(text, idx, content, spans, prefix_ids))
+            items.append(SentenceItem(text, idx, content, spans, prefix_ids))
         return items
 
-    def _plan_windows(self, item: _Item) -> None:
+    def _plan_windows(self, item: SentenceItem) -> None:
         cap = self.max_tokens - len(self._head) - len(self._tail) - len(item.prefix_ids)
         if cap < 8:
             raise ModelError(
@@ -381,7 +350,7 @@ class Encoder:
 
     def _forward(
         self,
-        items: list[_Item],
+        items: list[SentenceItem],
         progress: bool,
         layers: list[int],
         pool: bool = False,
@@ -448,47 +417,3 @@ class Encoder:
         if k + 1 < len(windows):
             e = (windows[k][1] - 1 + windows[k + 1][0]) // 2 + 1
         return s, e
-
-
-def _unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
-    """The distinct normalised sentences, the input position where each first occurs, and the
-    distinct sentence of each input."""
-    texts = [normalize_text(s) for s in sentences]
-    keys: dict[str, int] = {}
-    order = [keys.setdefault(t, len(keys)) for t in texts]
-    first: dict[int, int] = {}
-    for i, k in enumerate(order):
-        first.setdefault(k, i)
-    return list(keys), [first[k] for k in range(len(keys))], order
-
-
-def _pieces_to_words(item: _Item) -> tuple[torch.Tensor, list, list[str]]:
-    """A sentence's piece-to-word averaging matrix, its words that received a piece and the
-    texts of those that did not (with a warning)."""
-    words = split_words(item.text)
-    matrix, missing = piece_word_matrix(item.spans, words)
-    dropped = [words[i].text for i in missing]
-    if dropped:
-        warnings.warn(
-            f"sentence {item.index + 1}: no sub-word piece for "
-            f"{', '.join(map(repr, dropped))}; left out",
-            UnembeddedWordWarning,
-            stacklevel=4,
-        )
-    lost = set(missing)
-    return matrix, [w for i, w in enumerate(words) if i not in lost], dropped
-
-
-def _word_vectors(
-    item: _Item, keep: list, dropped: list[str], vectors: torch.Tensor, windows: int = 1
-) -> WordVectors:
-    """A sentence's :class:`WordVectors`: its words that received a piece (``keep``, from
-    :func:`_pieces_to_words`) with their spans, one row of ``vectors`` each."""
-    return WordVectors(
-        item.text,
-        [w.text for w in keep],
-        [(w.start, w.end) for w in keep],
-        vectors,
-        dropped,
-        windows,
-    )

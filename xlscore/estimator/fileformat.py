@@ -7,13 +7,13 @@ the scorer blends in). Written atomically; checked when read.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
 import torch
 
 from xlscore.errors import ModelError
+from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.recipe import Recipe
 from xlscore.io.cache import sha256_file
 
@@ -70,10 +70,7 @@ def read_estimator_file(
     missing += [f"{h}.{k}" for h in heads for k in layers if f"{h}.{k}" not in tensors]
     if missing:
         raise ModelError(f"estimator file {path} lacks {', '.join(missing)}")
-    for key in ("similarity_weight", "check_weight", "meaning_blend"):
-        value = meta.get(key, 0.0)
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
-            raise ModelError(f"estimator file {path} has a bad {key} {value!r}")
+    ScoreFormula.from_meta(meta, path)  # each weight a finite number >= 0
     if meta.get("similarity_depth"):
         raise ModelError(
             f"estimator file {path} takes its similarity from its own pass (similarity_depth), "

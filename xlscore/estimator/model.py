@@ -58,6 +58,7 @@ from xlscore.estimator.fileformat import (
     read_metadata,
     write_estimator_file,
 )
+from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
 from xlscore.estimator.prediction import Estimate, predict_pairs
 from xlscore.io.cache import sha256_file
@@ -243,12 +244,7 @@ class QualityEstimator(EstimatorNetwork):
             "xlscore": __version__,
             **self.meta,
         }
-        if self.similarity_weight:
-            meta["similarity_weight"] = self.similarity_weight
-        if self.check_weight:
-            meta["check_weight"] = self.check_weight
-        if self.meaning_blend:
-            meta["meaning_blend"] = self.meaning_blend
+        meta.update(self.formula.to_meta())
         write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path
         self.digest = sha256_file(path)
@@ -274,9 +270,7 @@ class QualityEstimator(EstimatorNetwork):
             path = Path(spec)
         meta, tensors, digest, recipe = read_estimator_file(path, expected)
         est = cls(meta["base"], recipe=recipe, device=device, precision=precision)
-        est.similarity_weight = float(meta.get("similarity_weight", 0.0))
-        est.check_weight = float(meta.get("check_weight", 0.0))
-        est.meaning_blend = float(meta.get("meaning_blend", 0.0))
+        est.formula = ScoreFormula.from_meta(meta, path)
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(
                 f"{path} was trained on {meta['base']} with fingerprint "

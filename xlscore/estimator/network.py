@@ -19,6 +19,7 @@ import torch
 from xlscore.encoders import precision as arithmetic
 from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.crossencoder import CrossEncoder, Encoded, encode_pairs
+from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.recipe import Recipe, TrainingLog
 
 #: the lowest score: below any translation of the training data (targets are normal scores
@@ -108,6 +109,18 @@ class EstimatorNetwork:
             "check_weight": self.check_weight,
             "meaning_blend": self.meaning_blend,
         }
+
+    @property
+    def formula(self) -> ScoreFormula:
+        """The score formula (:mod:`xlscore.estimator.formula`): the meaning blend, the
+        similarity weight and the check weight, as the file stores them."""
+        return ScoreFormula(self.meaning_blend, self.similarity_weight, self.check_weight)
+
+    @formula.setter
+    def formula(self, formula: ScoreFormula) -> None:
+        self.meaning_blend = formula.meaning_blend
+        self.similarity_weight = formula.similarity_weight
+        self.check_weight = formula.check_weight
 
     @property
     def meaning_blend(self) -> float:

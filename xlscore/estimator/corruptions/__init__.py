@@ -21,8 +21,8 @@ input: any internal failure gives ``None``.
 The package: :mod:`.text` (tokens, spelling of a replacement), :mod:`.morphology` (pymorphy3
 parsing, inflection, agreement, noun groups), :mod:`.base` (:class:`Corruption`, applying
 edits, the wrapper every kind goes through), the kinds in :mod:`.numbers`, :mod:`.lexical`,
-:mod:`.structure` and :mod:`.roles`, and the word tables in :mod:`.words` (one module per
-idea: antonyms, quantities, entities, additions, function words).
+:mod:`.structure`, :mod:`.copying` and :mod:`.roles`, and the word tables in :mod:`.words`
+(one module per idea: antonyms, quantities, entities, additions, function words).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from xlscore.estimator.corruptions.base import Corruption
+from xlscore.estimator.corruptions.copying import scramble, untranslated
 
 # helpers the tests reach through this package
 from xlscore.estimator.corruptions.lexical import (
@@ -42,13 +43,7 @@ from xlscore.estimator.corruptions.lexical import (
 from xlscore.estimator.corruptions.morphology import _morph  # noqa: F401
 from xlscore.estimator.corruptions.numbers import date_unit, number, spelled_number
 from xlscore.estimator.corruptions.roles import role_swap
-from xlscore.estimator.corruptions.structure import (
-    addition,
-    negation,
-    omission,
-    scramble,
-    untranslated,
-)
+from xlscore.estimator.corruptions.structure import addition, negation, omission
 from xlscore.metric.morph import fold_ru  # noqa: F401
 
 __all__ = [

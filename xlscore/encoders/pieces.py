@@ -1,0 +1,96 @@
+"""From sub-word pieces to words: the records a sentence goes through the encoder in
+(:class:`WordVectors`, what callers get: the words, their character spans and one vector
+each), the distinct normalised sentences of a batch, and each sentence's piece-to-word
+averaging (words cut once, by :func:`xlscore.encoders.words.split_words`, with offsets).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from xlscore.encoders.words import normalize_text, piece_word_matrix, split_words
+from xlscore.errors import UnembeddedWordWarning
+
+
+@dataclass(frozen=True)
+class WordVectors:
+    """Word vectors of one sentence.
+
+    ``words[i]`` is the word as it appears in ``text`` (the normalised sentence) at
+    ``spans[i]``; ``vectors[i]`` is the mean of its pieces' vectors. Words that received no
+    piece are listed in ``dropped`` and have no row.
+    """
+
+    text: str
+    words: list[str]
+    spans: list[tuple[int, int]]
+    vectors: torch.Tensor
+    dropped: list[str] = field(default_factory=list)
+    windows: int = 1
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+@dataclass
+class SentenceItem:
+    """A unique normalised sentence on its way through the encoder."""
+
+    text: str
+    index: int  # first position in the caller's list (for messages)
+    ids: list[int]  # content piece ids (prefix excluded)
+    spans: list[tuple[int, int]]  # content piece spans in ``text``
+    prefix_ids: list[int]
+    windows: list[tuple[int, int]] = field(default_factory=list)
+    pieces: dict[int, torch.Tensor] = field(default_factory=dict)  # by layer
+    pooled: dict[int, torch.Tensor] = field(default_factory=dict)  # token sums, by layer
+    n_tokens: int = 0
+    full: dict[int, torch.Tensor] = field(default_factory=dict)  # every token, by layer
+
+
+def unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
+    """The distinct normalised sentences, the input position where each first occurs, and the
+    distinct sentence of each input."""
+    texts = [normalize_text(s) for s in sentences]
+    keys: dict[str, int] = {}
+    order = [keys.setdefault(t, len(keys)) for t in texts]
+    first: dict[int, int] = {}
+    for i, k in enumerate(order):
+        first.setdefault(k, i)
+    return list(keys), [first[k] for k in range(len(keys))], order
+
+
+def pieces_to_words(item: SentenceItem) -> tuple[torch.Tensor, list, list[str]]:
+    """A sentence's piece-to-word averaging matrix, its words that received a piece and the
+    texts of those that did not (with a warning)."""
+    words = split_words(item.text)
+    matrix, missing = piece_word_matrix(item.spans, words)
+    dropped = [words[i].text for i in missing]
+    if dropped:
+        warnings.warn(
+            f"sentence {item.index + 1}: no sub-word piece for "
+            f"{', '.join(map(repr, dropped))}; left out",
+            UnembeddedWordWarning,
+            stacklevel=4,
+        )
+    lost = set(missing)
+    return matrix, [w for i, w in enumerate(words) if i not in lost], dropped
+
+
+def word_vectors(
+    item: SentenceItem, keep: list, dropped: list[str], vectors: torch.Tensor, windows: int = 1
+) -> WordVectors:
+    """A sentence's :class:`WordVectors`: its words that received a piece (``keep``, from
+    :func:`pieces_to_words`) with their spans, one row of ``vectors`` each."""
+    return WordVectors(
+        item.text,
+        [w.text for w in keep],
+        [(w.start, w.end) for w in keep],
+        vectors,
+        dropped,
+        windows,
+    )
