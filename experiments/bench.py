@@ -295,7 +295,7 @@ def warm(paper: bool = True) -> dict:
     Lexicon.mueller7()
     english_word_list()
     for precision in ("auto", "fp32") if paper else ():
-        XLScorer.offline(precision=precision, estimator=None).dictionary_map()
+        XLScorer.offline(precision=precision, estimator=None).paper.maps.dictionary_map()
     return {}
 
 

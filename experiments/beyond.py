@@ -146,8 +146,12 @@ def main() -> None:
     two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
     multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
     say("anchors")
-    tc = two.anchor([src_mini[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
-    mc = multi.anchor([src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
+    tc = two.anchoring.anchor(
+        [src_mini[r.source] for r in rows], [mt_e5[r.translation] for r in rows]
+    )
+    mc = multi.anchoring.anchor(
+        [src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows]
+    )
     docs = [r.doc for r in rows]
 
     def scores(results) -> np.ndarray:

@@ -121,7 +121,7 @@ def main() -> None:
     d_en, d_ru = packs.get("minilm-en").default_layer, packs.get("e5-small").default_layer
     multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
     two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
-    anchors = two.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors  # words: layer-free
+    anchors = two.anchoring.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors  # words: layer-free
     say("anchors found")
 
     def kendall(results) -> float:

@@ -123,8 +123,8 @@ def main() -> None:
     sent_src = dict(zip(sources, e5.embed_sentences(sources, progress=True)))
     clock.say("anchors")
     space = ([src_e5[r.source] for r in rows], [mt_e5[r.translation] for r in rows])
-    two_corpus = two.anchor([src_mini[r.source] for r in rows], space[1], space=space)
-    multi_corpus = multi.anchor(*space, space=space)
+    two_corpus = two.anchoring.anchor([src_mini[r.source] for r in rows], space[1], space=space)
+    multi_corpus = multi.anchoring.anchor(*space, space=space)
     if lexicon.table:
         two.paper.maps.dictionary_map(progress=True)
         clock.say("dictionary map ready")
@@ -165,7 +165,7 @@ def main() -> None:
                 "MiniLM + e5 + dictionary map, anchors only",
                 two.paper.score_prepared(tc, "anchors", aligner=dmap),
             )
-        fitted = two._corpus_aligner(tc, False)
+        fitted = two.paper.maps.for_corpus(tc, False)
         put(
             "MiniLM + e5 + map fitted on scored texts, all words",
             two.paper.score_prepared(tc, "all", aligner=fitted),

@@ -572,3 +572,12 @@ def test_no_kind_ever_raises(text, source, seed, use_pool):
         if c is not None:
             assert isinstance(c, Corruption) and c.kind == kind and c.text != text
             assert all(0 <= a <= b <= len(c.text) for a, b in c.spans)
+
+
+def test_the_recipe_names_the_same_kinds_without_loading_them():
+    """A recipe checks its ``synthetic_kinds`` against names of its own, so that loading an
+    estimator file loads no corruption code; they are the kinds, in order."""
+    from xlscore.estimator.corruptions import KINDS
+    from xlscore.estimator.recipe import CORRUPTION_KINDS
+
+    assert tuple(KINDS) == CORRUPTION_KINDS

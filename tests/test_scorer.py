@@ -389,3 +389,21 @@ def test_the_paper_scorer_gives_the_paper_s_columns_alone(offline):
         (f.precision, f.recall, f.f1, f.anchors) for f in full
     ]
     assert all(p.estimate is None and p.score <= p.f1 for p in paper)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"variant": "bogus"}, "unknown variant 'bogus'"),
+        ({"multilingual": "/nowhere/model", "alignment": "map.npz"}, "takes no alignment"),
+        ({"consensus": True}, "consensus blends into the paper's score only"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_model_loads(kwargs, message):
+    """The components check their own settings too, but the scorer checks them first, so
+    that a wrong setting costs no model loading (the models named here do not exist)."""
+    kwargs = {"en_model": "/nowhere/en", "ru_model": "/nowhere/ru", **kwargs}
+    if "multilingual" in kwargs:
+        del kwargs["en_model"], kwargs["ru_model"]
+    with pytest.raises(XLScoreError, match=message):
+        XLScorer(estimator="/nowhere/qe.safetensors", **kwargs)

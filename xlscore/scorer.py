@@ -2,12 +2,13 @@
 no reference.
 
 :class:`XLScorer` runs its components over a corpus, chunk by chunk: the words of each side
-(:mod:`xlscore.encoders.words`) and their anchors (:class:`~xlscore.metric.paper.PaperScorer`,
-which also computes the paper's columns when they are asked for), then the final score
-(:class:`~xlscore.final_score.FinalScore`: the quality estimator's prediction, the default,
-or the paper's F1 with the candidates' consensus), with the multilingual similarity
-(:class:`~xlscore.metric.similarity.Similarity`) where the score or a field needs it. Each
-component describes its own part of the signature (:mod:`xlscore.signature`).
+(:mod:`xlscore.encoders.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
+and, when asked for, the paper's columns (:class:`~xlscore.metric.paper.PaperScorer`); then
+the final score (:class:`~xlscore.final_score.FinalScore`: the quality estimator's
+prediction, the default, or the paper's F1 with the candidates' consensus), with the
+multilingual similarity (:class:`~xlscore.metric.similarity.Similarity`) where the score or
+a field needs it. Each component describes its own part of the signature
+(:mod:`xlscore.signature`).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from xlscore.metric.corpus import (
 )
 from xlscore.metric.evidence import Evidence
 from xlscore.metric.lexicon import Lexicon
-from xlscore.metric.paper import PaperScorer, evidence, flags
+from xlscore.metric.mapping import ALIGNMENTS
+from xlscore.metric.paper import PaperScorer, checked_variant, evidence, flags
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import WordTranslator, make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
@@ -116,13 +118,18 @@ class XLScorer:
         precision: str = "auto",
         fields: str | Iterable[str] | None = None,
     ) -> None:
+        # the settings are checked before any model loads
+        checked_variant(variant, "anchors")
         self.fields = resolve_fields(fields, estimator=estimator is not None)
-        check_consensus(estimator is not None, consensus)  # before any model loads
-        en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
-        en: Encoder | Callable[[], Encoder]
+        check_consensus(estimator is not None, consensus)
         if multilingual is not None:
             if en_model is not None or ru_model is not None:
                 raise XLScoreError("give either multilingual= or en_model=/ru_model=, not both")
+            if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
+                raise XLScoreError("a single multilingual encoder takes no alignment")
+        en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
+        en: Encoder | Callable[[], Encoder]
+        if multilingual is not None:
             en = ru = _encoder(multilingual, en_layer, device, precision)
             if ru_layer != en_layer and ru_layer is not None:
                 ru = en.with_layer(ru_layer)
@@ -133,7 +140,7 @@ class XLScorer:
             lazy = en_model in (None, OFFLINE_EN) and "paper" not in self.fields
             en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
             ru = _encoder(ru_model or OFFLINE_RU, ru_layer, device, precision)
-        if isinstance(estimator, (str, os.PathLike)):
+        if estimator is not None and not isinstance(estimator, QualityEstimator):
             estimator = QualityEstimator.load(estimator, device=device, precision=precision)
         lexicon = Lexicon.load(lexicon)
         self.similarity = Similarity(ru)
@@ -197,7 +204,7 @@ class XLScorer:
         self, sources: Sequence[str], translations: Sequence[str], *, progress: bool = False
     ) -> PreparedCorpus:
         """Embed and anchor a corpus once, with every column (the paper's included);
-        ``self.paper.score_prepared`` and :meth:`finish` then score it."""
+        ``self.paper.score_prepared`` and ``self.final.finish`` then score it."""
         return self.paper.prepare(sources, translations, progress=progress)
 
     def score(
@@ -341,7 +348,7 @@ class XLScorer:
 
 def score(sources: Sequence[str], translations: Sequence[str], **settings) -> list[ScoreResult]:
     """Score each translation against its source in one call: a new
-    ``XLScorer.offline(**settings)`` (the offline default unless ``settings`` say otherwise).
+    ``XLScorer(**settings)`` (the offline default unless ``settings`` say otherwise).
     For several calls build one :class:`XLScorer` and call its :meth:`~XLScorer.score`: the
     models then load once.
 
@@ -353,4 +360,4 @@ def score(sources: Sequence[str], translations: Sequence[str], **settings) -> li
     Returns:
         One :class:`ScoreResult` per pair, in order.
     """
-    return XLScorer.offline(**settings).score(sources, translations)
+    return XLScorer(**settings).score(sources, translations)

@@ -165,10 +165,27 @@ TARGETS = ("normal", "raw")
 MEANING_LOSSES = ("margin", "anchored", "detect")
 
 
-def _corruption_kinds() -> tuple[str, ...]:
-    from xlscore.estimator.corruptions import KINDS
+#: the corruption kinds a recipe may name, in the order of
+#: :data:`xlscore.estimator.corruptions.KINDS` (named here so that reading a recipe loads no
+#: training code; tests/test_corruptions.py checks that the two agree)
+CORRUPTION_KINDS = (
+    "number",
+    "spelled_number",
+    "negation",
+    "named_entity",
+    "omission",
+    "addition",
+    "antonym",
+    "untranslated",
+    "role_swap",
+    "date_unit",
+    "substitution",
+    "scramble",
+)
 
-    return tuple(KINDS)
+
+def _corruption_kinds() -> tuple[str, ...]:
+    return CORRUPTION_KINDS
 
 
 @dataclass

@@ -17,7 +17,8 @@ reference.
 Each result's ``score`` is F1 pulled towards its floor by the share of the translation that is
 not Russian; the results also carry the anchors, the flags and the word-level evidence.
 :class:`xlscore.XLScorer` runs it for the paper's columns (and as the score without an
-estimator); it works alone as well, the way bert_score's ``BERTScorer`` does.
+estimator); ``XLScorer(..., estimator=None).paper`` is this scorer alone, which prepares and
+scores corpora by the paper's method the way bert_score's ``BERTScorer`` does.
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ class PaperScorer:
         if not corpus.paper:
             raise XLScoreError(
                 "this corpus was prepared without the paper's columns; "
-                "prepare it with XLScorer.prepare"
+                "prepare it with PaperScorer.prepare (or XLScorer.prepare)"
             )
         settled = self.settle(*corpus.texts(), variant, aligner, corpus, progress, idf, baseline)
         return self.score_core(corpus, variant, *settled)
