@@ -353,3 +353,28 @@ def test_random_mixtures_of_tricky_pieces_never_raise(src_parts, tr_parts):
     source, translation = "".join(src_parts), "".join(tr_parts)
     for f in find_mismatches(source, translation):
         assert _in_bounds(f, source, translation)
+
+
+def test_each_check_says_which_of_its_findings_count_in_the_score():
+    """The registry (issue 53): numbers count, a dropped negation counts, an added one and the
+    names do not; ``reliable_findings`` is the count of those, as it was before the registry."""
+    from xlscore.estimator.checks import REGISTRY, reliable_findings
+
+    assert list(REGISTRY) == list(CHECKS)
+    assert [c.counts is not None for c in REGISTRY.values()] == [True, False, True]
+    pairs = [
+        ("The museum does not open at 9.", "Музей открывается в 9."),
+        ("The museum opens at 9.", "Музей не открывается в 10."),
+        ("Boston sold 3 cars.", "Москва продала 3 машины."),
+        ("It rained.", "Шёл дождь."),
+    ]
+    for source, translation in pairs:
+        found = find_mismatches(source, translation)
+        before = sum(
+            1 for f in found if f.check == "number" or (f.check == "negation" and f.span is None)
+        )
+        assert reliable_findings(source, translation) == before
+    dropped = find_mismatches(*pairs[0], ("negation",))
+    added = find_mismatches(*pairs[1], ("negation",))
+    assert dropped and all(REGISTRY["negation"].counts(f) for f in dropped)
+    assert added and not any(REGISTRY["negation"].counts(f) for f in added)

@@ -23,7 +23,8 @@ legitimately differ (a human translator rounds, merges sentences, writes "two we
 "14 days"). How precise each check is on machine translations with expert error spans:
 ``experiments/results/checks.md``, summarised in ``docs/estimator.md``.
 
-``find_mismatches`` never raises: on any input it returns a (possibly empty) list.
+Each check is a :class:`Check` in :data:`REGISTRY`. ``find_mismatches`` never raises: on any
+input it returns a (possibly empty) list.
 
 The package: :mod:`.finding` (:class:`Finding`), :mod:`.text` (shared helpers), the number
 check in :mod:`.numbers` (with :mod:`.quantities`, :mod:`.digits` and :mod:`.numerals`), the
@@ -34,7 +35,8 @@ and their word tables in :mod:`.number_words`, :mod:`.name_words`, :mod:`.known_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.names import _check_names
@@ -44,6 +46,8 @@ from xlscore.estimator.checks.translit import name_matches, transliterate
 
 __all__ = [
     "CHECKS",
+    "REGISTRY",
+    "Check",
     "Finding",
     "find_mismatches",
     "name_matches",
@@ -51,7 +55,29 @@ __all__ = [
     "transliterate",
 ]
 
-CHECKS = ("number", "name", "negation")
+
+@dataclass(frozen=True)
+class Check:
+    """One rule check: its ``name`` (``Finding.check``), ``find(source, translation)`` (it may
+    raise on odd input: :func:`find_mismatches` makes that no finding) and ``counts``, which
+    of its findings count in the score (``None``: none; they measured precise on MT)."""
+
+    name: str
+    find: Callable[[str, str], list[Finding]]
+    counts: Callable[[Finding], bool] | None = None
+
+
+#: every check, in the order findings are reported; a dropped negation (no span in the
+#: translation) counts, the restricted "negation added" rule does not
+REGISTRY = {
+    c.name: c
+    for c in (
+        Check("number", _check_numbers, lambda f: True),
+        Check("name", _check_names),
+        Check("negation", _check_negation, lambda f: f.span is None),
+    )
+}
+CHECKS = tuple(REGISTRY)
 
 
 def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECKS) -> list[Finding]:
@@ -63,11 +89,11 @@ def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECK
         checks = (checks,)
     out: list[Finding] = []
     for name in checks:
-        fn = _CHECK_FUNCTIONS.get(name) if isinstance(name, str) else None
-        if fn is None:
+        check = REGISTRY.get(name) if isinstance(name, str) else None
+        if check is None:
             continue
         try:
-            found = fn(source, translation)
+            found = check.find(source, translation)
         except Exception:  # a place to look, never a crash
             continue
         out.extend(f for f in found if _in_bounds(f, len(source), len(translation)))
@@ -81,16 +107,9 @@ def _in_bounds(f: Finding, n_src: int, n_tr: int) -> bool:
     return ok_tr and ok_src
 
 
-_CHECK_FUNCTIONS = {"number": _check_numbers, "name": _check_names, "negation": _check_negation}
-
-
 def reliable_findings(source: str, translation: str) -> int:
-    """How many findings of the checks that measured precise on machine output (above) one
-    pair has: numbers, and a negation of the source missing from the translation (not the
-    restricted "negation added" rule, nor names). What an estimator's ``check_weight``
-    subtracts from the score, per finding."""
-    return sum(
-        1
-        for f in find_mismatches(source, translation, ("number", "negation"))
-        if f.check == "number" or f.span is None
-    )
+    """How many findings of one pair count in the score (each check's ``counts``: numbers, and
+    a negation of the source missing from the translation; not the restricted "negation
+    added" rule, nor names). What an estimator's ``check_weight`` subtracts, per finding."""
+    scored = {c.name: c.counts for c in REGISTRY.values() if c.counts is not None}
+    return sum(1 for f in find_mismatches(source, translation, list(scored)) if scored[f.check](f))
