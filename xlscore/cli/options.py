@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections.abc import Callable
 
 from xlscore.encoders.precision import PRECISIONS
@@ -245,19 +244,16 @@ def build_scorer(args: argparse.Namespace):
     return XLScorer(**scorer_options(args))
 
 
-def say(args: argparse.Namespace, message: str) -> None:
-    """A status line on standard error (``xlscore: ...``), unless ``--quiet``."""
-    if not getattr(args, "quiet", False):
-        print(f"xlscore: {message}", file=sys.stderr, flush=True)
-
-
 def load_scorer(args: argparse.Namespace):
-    """:func:`build_scorer`, said before and after: loading takes seconds (more the first
-    time, when a pack is converted into the cache)."""
+    """:func:`build_scorer`, said before and after on the library's status lines (logger
+    ``xlscore``, shown unless ``--quiet``): loading takes seconds (more the first time, when a
+    pack is converted into the cache)."""
+    import logging
     import time
 
-    say(args, "loading the models...")
+    log = logging.getLogger("xlscore")
+    log.info("loading the models...")
     start = time.perf_counter()
     scorer = build_scorer(args)
-    say(args, f"models loaded in {time.perf_counter() - start:.1f} s")
+    log.info("models loaded in %.1f s", time.perf_counter() - start)
     return scorer
