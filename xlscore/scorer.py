@@ -120,7 +120,7 @@ class XLScorer:
     ) -> None:
         # the settings are checked before any model loads
         checked_variant(variant, "anchors")
-        self.fields = resolve_fields(fields, estimator=estimator is not None)
+        chosen = resolve_fields(fields, estimator=estimator is not None)
         check_consensus(estimator is not None, consensus)
         if multilingual is not None:
             if en_model is not None or ru_model is not None:
@@ -137,16 +137,14 @@ class XLScorer:
             english = (en_model or OFFLINE_EN, en_layer, device, precision)
             # the offline default's English encoder serves the paper's columns alone: it is
             # loaded when they (or the map) are first asked for, not before
-            lazy = en_model in (None, OFFLINE_EN) and "paper" not in self.fields
+            lazy = en_model in (None, OFFLINE_EN) and "paper" not in chosen
             en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
             ru = _encoder(ru_model or OFFLINE_RU, ru_layer, device, precision)
         if estimator is not None and not isinstance(estimator, QualityEstimator):
             estimator = QualityEstimator.load(estimator, device=device, precision=precision)
         lexicon = Lexicon.load(lexicon)
         self.similarity = Similarity(ru)
-        self.anchoring = Anchoring(
-            lexicon, make_translator(translator, lexicon), self.similarity, ru
-        )
+        self.anchoring = Anchoring(lexicon, make_translator(translator, lexicon), self.similarity)
         self.paper = PaperScorer(
             en,
             ru,
@@ -161,7 +159,7 @@ class XLScorer:
             align_normalize=align_normalize,
         )
         self.final = FinalScore(
-            estimator, consensus=consensus, fields=self.fields, similarity=self.similarity
+            estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
 
     @classmethod
@@ -179,6 +177,11 @@ class XLScorer:
     def ru(self) -> Encoder:
         """The Russian encoder."""
         return self.paper.ru
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The field groups this scorer computes (:mod:`xlscore.fields`)."""
+        return self.final.fields
 
     @property
     def estimator(self) -> QualityEstimator | None:

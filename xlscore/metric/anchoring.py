@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xlscore.encoders.encoder import Encoder, WordVectors
+from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError, XLScoreError
 from xlscore.metric.anchors import AnchorSet, find_anchors, is_cyrillic
 from xlscore.metric.corpus import PreparedCorpus
@@ -25,14 +25,13 @@ class Anchoring:
         lexicon: the word pairs and the English words the anchors may use.
         translator: the word translator.
         similarity: the multilingual similarity, in whose space word alignment works.
-        ru: the Russian encoder, whose vectors are reused when it is the similarity's.
     """
 
     def __init__(
-        self, lexicon: Lexicon, translator: WordTranslator, similarity: Similarity, ru: Encoder
+        self, lexicon: Lexicon, translator: WordTranslator, similarity: Similarity
     ) -> None:
         self.lexicon, self.translator = lexicon, translator
-        self.similarity, self.ru = similarity, ru
+        self.similarity = similarity
 
     @property
     def aligned(self) -> bool:
@@ -52,7 +51,7 @@ class Anchoring:
         when that encoder is the similarity encoder."""
         enc = self.similarity.encoder()
         src = enc.embed_words(sources, progress=progress)
-        if ru_vectors is not None and enc is self.ru:
+        if ru_vectors is not None and enc is self.similarity.ru:
             return src, list(ru_vectors)
         return src, enc.embed_words(translations, progress=progress)
 

@@ -43,6 +43,7 @@ from xlscore.metric.corpus import (
     segment_pairs,
 )
 from xlscore.metric.evidence import Evidence, gather, number_evidence
+from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import Maps
 from xlscore.metric.weighting import compute_baseline, compute_idf
 from xlscore.results import ScoreResult, penalised
@@ -103,9 +104,7 @@ class PaperScorer:
         align_normalize: bool = True,
     ) -> None:
         self.variant = checked_variant(variant, "anchors")
-        self.ru, self.multilingual = ru, multilingual
         self.anchoring = anchoring
-        self.lexicon = anchoring.lexicon
         self.maps = Maps(
             en,
             ru,
@@ -124,6 +123,21 @@ class PaperScorer:
     def en(self) -> Encoder:
         """The English encoder (loaded on first use when given as a function)."""
         return self.maps.en
+
+    @property
+    def ru(self) -> Encoder:
+        """The Russian encoder."""
+        return self.maps.ru
+
+    @property
+    def multilingual(self) -> bool:
+        """Whether one multilingual encoder reads both sides (no map)."""
+        return self.maps.multilingual
+
+    @property
+    def lexicon(self) -> Lexicon:
+        """The lexicon of the anchors and the dictionary map."""
+        return self.anchoring.lexicon
 
     def variant_of(self, variant: str | None) -> str:
         """``variant``, or this scorer's own when ``None``; checked."""

@@ -25,8 +25,10 @@ class BaselineScorer(Protocol):
     """What :func:`compute_baseline` needs of the paper's scorer
     (:class:`xlscore.metric.paper.PaperScorer`)."""
 
-    multilingual: bool
     maps: Maps
+
+    @property
+    def multilingual(self) -> bool: ...
 
     def variant_of(self, variant: str | None) -> str: ...
 
