@@ -271,8 +271,8 @@ def _number_mismatches(source: str, translation: str) -> int:
     """Digit strings on one side only, each occurrence counted (as the evidence reports)."""
     from collections import Counter
 
-    from xlscore.encoders.words import split_words
     from xlscore.metric.anchors import is_number
+    from xlscore.text.words import split_words
 
     a, b = (
         Counter(w.text for w in split_words(t) if is_number(w.text)) for t in (source, translation)

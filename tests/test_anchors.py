@@ -3,7 +3,6 @@
 import pytest
 
 from xlscore import Lexicon
-from xlscore.encoders.words import normalize_text, split_words
 from xlscore.metric.anchors import (
     find_anchors,
     is_cyrillic,
@@ -12,6 +11,7 @@ from xlscore.metric.anchors import (
     is_russian_script,
     name_like,
 )
+from xlscore.text.words import normalize_text, split_words
 
 ISSUE_EN = (
     "He had learned that lesson yesterday when he had come home to find those terrible "

@@ -8,8 +8,8 @@ import torch
 from conftest import make_wordpiece_bert
 
 from xlscore import Encoder, ModelError
-from xlscore.encoders.words import normalize_text, split_words
 from xlscore.errors import LongInputWarning
+from xlscore.text.words import normalize_text, split_words
 
 
 def direct_hidden(enc: Encoder, text: str, layer: int) -> tuple[list[str], torch.Tensor]:

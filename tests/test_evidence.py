@@ -1,8 +1,8 @@
 """Word-level evidence: omission candidates, foreign words, numbers on one side only."""
 
-from xlscore.encoders.words import split_words
 from xlscore.metric.anchors import find_anchors
 from xlscore.metric.evidence import Evidence, gather, number_evidence
+from xlscore.text.words import split_words
 
 LEX = {"музей": {"museum"}, "откроется": {"open"}, "понедельник": {"monday"}, "шторма": {"storm"}}
 

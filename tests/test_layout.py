@@ -8,7 +8,7 @@ import sys
 from conftest import ROOT
 
 PACKAGE = ROOT / "xlscore"
-ROLES = {"metric", "encoders", "estimator", "io", "evaluation", "cli", "report", "batch"}
+ROLES = {"metric", "encoders", "estimator", "io", "evaluation", "cli", "report", "batch", "text"}
 
 
 def _module_name(path) -> str:
@@ -194,14 +194,16 @@ def test_no_package_module_is_longer_than_450_lines():
     assert not long, long
 
 
-def test_the_checks_keep_their_word_tables_in_libraries_at_most_2045_lines():
+def test_the_checks_keep_their_word_tables_in_libraries_at_most_2055_lines():
     """The checks took their tables from maintained libraries (issue 35): hand tables that
     grow back past the cap belong in a library or a reasoned exception. (2,000 lines until
     issue 52, whose reading of digit separators by language added logic, not tables; 2,030
-    until issue 53's registry of the checks, logic again: 2,042 lines with it.)"""
+    until issue 53's registry of the checks, logic again: 2,042 lines with it; 2,045 until the
+    checks read their words from the one segmentation, xlscore.text.words, through two views of
+    it in names.py: 2,051.)"""
     folder = PACKAGE / "estimator" / "checks"
     total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
-    assert total <= 2045, total
+    assert total <= 2055, total
 
 
 def _experiment_imports() -> dict[str, set[str]]:

@@ -5,7 +5,7 @@ import torch
 from conftest import PAPER_SENTENCE
 
 from xlscore import packs
-from xlscore.encoders.words import normalize_text, split_words
+from xlscore.text.words import normalize_text, split_words
 
 ENGLISH = (
     "He had learned that lesson yesterday when he had come home to find those terrible pink slips."

@@ -14,11 +14,11 @@ import pytest
 from test_cli import ENGINES, EST, SRC, cli, ok
 
 from xlscore import InputError, ScoreResult
-from xlscore.encoders.words import normalize_text
 from xlscore.estimator.spans import ErrorSpan
 from xlscore.evaluation.compare import compare_engines, segment_ranking
 from xlscore.metric.evidence import Evidence
 from xlscore.report.page import build_report, read_saved_scores
+from xlscore.text.words import normalize_text
 
 HOSTILE = [
     "<script>window.__pwned = 1</script>",

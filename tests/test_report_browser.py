@@ -9,9 +9,9 @@ import time
 import pytest
 from test_report import HOSTILE, spanned, synthetic
 
-from xlscore.encoders.words import normalize_text, split_words
 from xlscore.report.browser import find_chromium, open_chromium, page_url
 from xlscore.report.page import write_report
+from xlscore.text.words import normalize_text, split_words
 
 if find_chromium() is None or pytest.importorskip("selenium") is None:
     if os.environ.get("XLSCORE_REQUIRE_BROWSER"):

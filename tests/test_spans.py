@@ -4,7 +4,6 @@ the statistics that compare predicted spans with raters' marks."""
 import numpy as np
 import pytest
 
-from xlscore.encoders.words import move_span, normalize_text, offset_map
 from xlscore.estimator.spans import (
     ErrorSpan,
     WordError,
@@ -16,6 +15,7 @@ from xlscore.estimator.spans import (
     word_errors,
     word_mcc,
 )
+from xlscore.text.words import move_span, normalize_text, offset_map
 
 TEXT = "Более 30 человек погибли, сообщила полиция."
 #        0     6  9       17     24 26       35     42

@@ -5,7 +5,7 @@ import pytest
 
 from xlscore.estimator.checks import known_names, name_words, number_words
 from xlscore.estimator.checks.text import number, pairs, words
-from xlscore.metric import morph
+from xlscore.text import morph
 
 
 def test_a_russian_stem_is_the_prefix_its_case_forms_share():

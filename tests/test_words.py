@@ -2,7 +2,8 @@ import unicodedata
 
 import torch
 
-from xlscore.encoders.words import Word, normalize_text, piece_word_matrix, split_words
+from xlscore.encoders.pieces import piece_word_matrix
+from xlscore.text.words import Word, normalize_text, split_words
 
 
 def texts(words):
@@ -73,3 +74,35 @@ def test_piece_word_matrix_empty_inputs():
 def test_format_characters_vanish_inside_words():
     t = normalize_text("сло\u00adво, ал\u200dло 👍\ufe0f")
     assert texts(split_words(t)) == ["слово", ",", "алло", "👍\ufe0f"]
+
+
+def test_split_words_views_cut_by_the_same_rule():
+    text = "Don't sell G7 bonds in Ростов-на-Дону, 3,5 %"
+    plain = [w.text for w in split_words(text)]
+    assert plain == [
+        "Don",
+        "'",
+        "t",
+        "sell",
+        "G7",
+        "bonds",
+        "in",
+        "Ростов",
+        "-",
+        "на",
+        "-",
+        "Дону",
+        ",",
+        "3",
+        ",",
+        "5",
+        "%",
+    ]
+    letters = split_words(text, joiners="'’-", letters=True)
+    assert [w.text for w in letters] == ["Don't", "sell", "G", "bonds", "in", "Ростов-на-Дону"]
+    assert all(text[w.start : w.end] == w.text for w in letters)
+    # a joiner joins only with no space around it; digits join when not letters-only
+    assert [w.text for w in split_words("Су-35 - a", joiners="-")] == ["Су-35", "-", "a"]
+    # a stress mark stays inside its word in both views
+    stressed = "сло\u0301во"
+    assert [w.text for w in split_words(stressed, letters=True)] == [stressed]

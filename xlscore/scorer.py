@@ -2,7 +2,7 @@
 no reference.
 
 :class:`XLScorer` runs its components over a corpus, chunk by chunk: the words of each side
-(:mod:`xlscore.encoders.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
+(:mod:`xlscore.text.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
 and, when asked for, the paper's columns (:class:`~xlscore.metric.paper.PaperScorer`); then
 the final score (:class:`~xlscore.final_score.FinalScore`: the quality estimator's
 prediction, the default, or the paper's F1 with the candidates' consensus), with the
@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from xlscore._version import __version__
 from xlscore.encoders.encoder import Encoder
-from xlscore.encoders.words import normalize_text
 from xlscore.errors import XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
@@ -42,6 +41,7 @@ from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import WordTranslator, make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
 from xlscore.signature import KEYS, signature_line
+from xlscore.text.words import normalize_text
 
 __all__ = [
     "CHUNK_PAIRS",

@@ -10,7 +10,7 @@
 
 Layer ``L`` is ``hidden_states[L]``: 0 is the embedding layer, ``L`` the output of the L-th
 transformer layer, negative values count from the top (-1 = last). Only the first ``L`` layers
-are run. Sentences are normalised (:func:`xlscore.encoders.words.normalize_text`), de-duplicated and
+are run. Sentences are normalised (:func:`xlscore.text.words.normalize_text`), de-duplicated and
 embedded in forward passes whose shape depends only on each sentence's own length
 (:mod:`xlscore.encoders.precision`), in the arithmetic ``precision`` names (default ``"auto"``:
 bfloat16 where the hardware computes in it, else float32; ``"fp32"`` is the exact path); results

@@ -1,7 +1,7 @@
 """From sub-word pieces to words: the records a sentence goes through the encoder in
 (:class:`WordVectors`, what callers get: the words, their character spans and one vector
 each), the distinct normalised sentences of a batch, and each sentence's piece-to-word
-averaging (words cut once, by :func:`xlscore.encoders.words.split_words`, with offsets).
+averaging (words cut once, by :func:`xlscore.text.words.split_words`, with offsets).
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
-from xlscore.encoders.words import normalize_text, piece_word_matrix, split_words
 from xlscore.errors import UnembeddedWordWarning
+from xlscore.text.words import Word, normalize_text, split_words
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,27 @@ class SentenceItem:
     pooled: dict[int, torch.Tensor] = field(default_factory=dict)  # token sums, by layer
     n_tokens: int = 0
     full: dict[int, torch.Tensor] = field(default_factory=dict)  # every token, by layer
+
+
+def piece_word_matrix(
+    piece_spans: Sequence[tuple[int, int]], words: Sequence[Word]
+) -> tuple[torch.Tensor, list[int]]:
+    """Averaging matrix ``M`` of shape ``[n_words_kept, n_pieces]`` so that ``M @ H`` gives
+    word vectors from piece vectors ``H``, and the indices of the words that got no piece
+    (these are left out of ``M``'s rows).
+
+    Piece ``j`` contributes to word ``i`` when their character spans overlap; empty spans
+    (special tokens, a bare ``▁``) contribute to nothing.
+    """
+    n_p = len(piece_spans)
+    spans = np.asarray(piece_spans, dtype=np.int64).reshape(n_p, 2)
+    bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(len(words), 2)
+    hit = (spans[None, :, 0] < bounds[:, 1:2]) & (bounds[:, 0:1] < spans[None, :, 1])
+    counts = hit.sum(axis=1)
+    missing = np.flatnonzero(counts == 0).tolist()
+    keep = counts > 0
+    m = hit[keep].astype(np.float32) / counts[keep, None].astype(np.float32)
+    return torch.from_numpy(m), missing
 
 
 def unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:

@@ -132,7 +132,7 @@ def word_evidence(
     its word occurs in ``source`` (case aside). Words without a letter have no flags."""
     import regex
 
-    from xlscore.encoders.words import split_words
+    from xlscore.text.words import split_words
 
     seen = {w.text.casefold() for w in split_words(source)}
     by_char = bytearray(len(translation))

@@ -17,10 +17,10 @@ import numpy as np
 import torch
 
 from xlscore.encoders import precision as arithmetic
-from xlscore.encoders.words import normalize_text
 from xlscore.errors import LongInputWarning, XLScoreError
 from xlscore.estimator.spans import ErrorSpan, WordError, decode_spans, move_words, word_errors
 from xlscore.metric.corpus import check_corpus
+from xlscore.text.words import normalize_text
 
 if TYPE_CHECKING:
     from xlscore.estimator.network import EstimatorNetwork

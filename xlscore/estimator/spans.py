@@ -3,7 +3,7 @@ predicted spans compare with the ones raters marked.
 
 The word head (:mod:`xlscore.estimator.crossencoder`) gives each translation piece the probabilities
 of no error, a minor and a major error. :func:`word_errors` gathers them by word (xlscore's
-words, :mod:`xlscore.encoders.words`): a word's error probability is the largest of its pieces'
+words, :mod:`xlscore.text.words`): a word's error probability is the largest of its pieces'
 (``1 - P(no error)``). :func:`decode_spans` keeps the words whose probability reaches a
 threshold, merges consecutive ones into a span and gives it the more probable severity.
 Offsets refer to the translation as the caller gave it (:func:`move_words` moves them from
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from xlscore.encoders.words import move_span, offset_map, split_words
+from xlscore.text.words import move_span, offset_map, split_words
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def move_words(words: Sequence[WordError], seen: str, given: str) -> tuple[WordE
 
 # ---------------------------------------------------------------------- agreement with raters
 def bad_words(text: str, spans: Iterable[tuple[int, int]]) -> list[bool]:
-    """For each word of ``text`` (:func:`xlscore.encoders.words.split_words`), whether a span
+    """For each word of ``text`` (:func:`xlscore.text.words.split_words`), whether a span
     overlaps it (a zero-length span marks the word that ends at or spans its position)."""
     words = split_words(text)
     out = [False] * len(words)

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from xlscore.encoders.words import move_span, normalize_text, offset_map
 from xlscore.errors import InputError
 from xlscore.estimator.recipe import Recipe, _corruption_kinds
 from xlscore.io.judgments import DEFAULT_LP, Judgment
+from xlscore.text.words import move_span, normalize_text, offset_map
 
 
 def normal_scores(values: Sequence[float]) -> np.ndarray:
@@ -61,6 +61,7 @@ class Example:
 
 
 def _word_count(text: str) -> int:
+    """Whitespace-separated tokens, the unit MQM scores are normalised by (not words)."""
     return max(1, len(text.split()))
 
 

@@ -328,7 +328,7 @@ def edit_marks(mt: str, post_edit: str) -> tuple[ErrorMark, ...]:
     gap before it (a zero-length mark)."""
     import difflib
 
-    from xlscore.encoders.words import split_words
+    from xlscore.text.words import split_words
 
     a, b = split_words(mt), split_words(post_edit)
     marks = []

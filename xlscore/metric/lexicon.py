@@ -32,7 +32,7 @@ from pathlib import Path
 from xlscore.errors import InputError, LexiconError, ModelError, XLScoreWarning
 from xlscore.io import cache
 from xlscore.metric.dictd import parse_entry, read_dictd
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 MUELLER7_DIR = Path(os.environ.get("XLSCORE_MUELLER7_DIR", "/usr/share/dictd"))
 PARSER_VERSION = 4  # bump when parsing changes, so cached tables are rebuilt
@@ -266,7 +266,7 @@ class Lexicon:
     def _invert(
         entries: Iterable[tuple[str, str]],
     ) -> tuple[set[tuple[str, str]], set[str], dict[str, str]]:
-        from xlscore.metric.morph import analyzer
+        from xlscore.text.morph import analyzer
 
         morph = analyzer()
         pairs: set[tuple[str, str]] = set()
@@ -353,7 +353,7 @@ class Lexicon:
     def morph(self):
         """The pymorphy3 analyser (loaded on first use)."""
         if self._morph is None:
-            from xlscore.metric.morph import analyzer
+            from xlscore.text.morph import analyzer
 
             self._morph = analyzer()
         return self._morph

@@ -21,13 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-import regex
-
 from xlscore.errors import LexiconError, XLScoreWarning
 from xlscore.io import cache
 from xlscore.metric.lexicon import Lexicon
-
-_EN_TOKEN = regex.compile(r"[\p{L}\p{N}]+")
+from xlscore.text.words import split_words
 
 
 class TranslatorUnavailableWarning(XLScoreWarning):
@@ -243,8 +240,9 @@ class OnlineTranslator:
         for w in unique:
             keys: set[str] = set()
             if w in self._known:
-                for tok in _EN_TOKEN.findall(self._known[w]):
-                    keys |= self.lexicon.en_keys(tok)
+                for tok in split_words(self._known[w]):
+                    if tok.text[0].isalnum():
+                        keys |= self.lexicon.en_keys(tok.text)
             if self.also_dictionary or w not in self._known:
                 keys |= self.lexicon.translate(w)
             out[w] = frozenset(keys)

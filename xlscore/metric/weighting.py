@@ -9,13 +9,13 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from xlscore.encoders.words import normalize_text, split_words
 from xlscore.errors import XLScoreError
 from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.bertscore import idf_weights
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.mapping import Maps
 from xlscore.results import ScoreResult
+from xlscore.text.words import normalize_text, split_words
 
 #: mismatched pairs scored for a rescaling baseline
 BASELINE_PAIRS = 2_000

@@ -28,11 +28,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from xlscore._version import __version__
-from xlscore.encoders.words import move_span, normalize_text, offset_map, split_words
 from xlscore.errors import InputError
 from xlscore.evaluation.compare import EngineComparison, compare_engines
 from xlscore.io.cache import atomic_write_bytes
 from xlscore.results import ScoreResult
+from xlscore.text.words import move_span, normalize_text, offset_map, split_words
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: engine colours (the plots and the page use the same ones)

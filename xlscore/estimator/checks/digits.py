@@ -9,7 +9,8 @@ import regex
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
 from xlscore.estimator.checks.text import ROMAN
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
+from xlscore.text.words import split_words
 
 _DIGITS = regex.compile(r"[0-9]+")
 _GROUP_NEXT = regex.compile(r"([.,]|[ \u00a0\u2009\u202f])([0-9]+)")
@@ -24,7 +25,6 @@ _WORD_SCALE = regex.compile(
     regex.I,
 )
 _RU_SUFFIX = regex.compile(r"[-‑–]?(\p{Cyrillic}{1,4})(?![\p{L}])")
-_COMPOUND = regex.compile(r"[\p{L}\p{N}]+(?:[-‑][\p{L}\p{N}]+)*")
 _NUMERIC_PART = regex.compile(
     r"[0-9]+(?:st|nd|rd|th|s|am|pm|bn|mn|mln|m|b|k|tn|km|kg|cm|mm|mg|ml|l|g|mph|ft|lb|lbs|oz|"
     r"kw|mw|gw|kwh|gb|mb|tb|hz|ghz|mhz|x|h|hr|hrs|min|mins|sec|secs|yo|yrs|pc|pts?|mi|sq|in|"
@@ -85,11 +85,11 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
     they match as the whole token, or as their digits."""
     out: list[_Qty] = []
     taken: list[tuple[int, int]] = []
-    for m in _COMPOUND.finditer(text):
-        tok = m.group()
+    for m in split_words(text, joiners="-‑"):
+        tok = m.text
         if not any(c.isdigit() for c in tok) or not any(c.isalpha() for c in tok):
             continue
-        if m.start() > 0 and text[m.start() - 1] in ":.,":
+        if m.start > 0 and text[m.start - 1] in ":.,":
             continue  # 02:00GMT: the time, then a word
         parts = regex.split(r"[-‑]", tok)
         letters_first = (
@@ -112,8 +112,8 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
             if len(d) == 4 and int(d[:2]) < 24 and int(d[2:]) < 60:
                 vals |= _time_values(int(d[:2]), int(d[2:]))
         # the digits belong to a name: a missing source token is the name check's business
-        out.append(_Qty(frozenset(vals), (m.start(), m.end()), lang == "en"))
-        taken.append((m.start(), m.end()))
+        out.append(_Qty(frozenset(vals), (m.start, m.end), lang == "en"))
+        taken.append((m.start, m.end))
     return out, taken
 
 

@@ -28,7 +28,7 @@ import functools
 import regex
 
 from xlscore.estimator.checks.name_words import NOT_NAMES
-from xlscore.metric.morph import fold_ru, word_stem
+from xlscore.text.morph import fold_ru, word_stem
 
 # what the libraries lack (see the module's docstring), in the order: countries, regions,
 # cities, states, rivers and mountains, organisations and acronyms, US state abbreviations,

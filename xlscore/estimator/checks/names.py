@@ -21,7 +21,8 @@ from xlscore.estimator.checks.translit import (
     _spelt,
     name_matches,
 )
-from xlscore.metric.morph import fold_ru, is_known, parses
+from xlscore.text.morph import fold_ru, is_known, parses
+from xlscore.text.words import Word, split_words
 
 
 class _RuText:
@@ -29,12 +30,13 @@ class _RuText:
 
     def __init__(self, translation: str):
         self.lower = fold_ru(translation)
-        self.words = [fold_ru(m.group()) for m in regex.finditer(r"\p{L}+", translation)]
+        self.words = [fold_ru(w.text) for w in split_words(translation, letters=True)]
         cyr: set[str] = set()
-        for m in regex.finditer(r"\p{Cyrillic}+(?:[-‑'’]\p{Cyrillic}+)*", translation):
-            parts = [p for p in regex.split(r"[-‑'’]", fold_ru(m.group())) if p]
+        for w in split_words(translation, joiners="-‑'’", letters=True):
+            parts = [p for p in regex.split(r"[-‑'’]", fold_ru(w.text)) if _CYRILLIC.fullmatch(p)]
             cyr.update(parts)
             cyr.add("".join(parts))
+        cyr.discard("")
         self.by_first: dict[str, list[str]] = {}
         for w in cyr:
             self.by_first.setdefault(w[0], []).append(w)
@@ -65,12 +67,29 @@ class _RuText:
         return fold_ru(name) in self.lower
 
 
-_LATIN_WORD = regex.compile(r"\p{Latin}[\p{Latin}\p{M}]*(?:['’]\p{Latin}+)*")
+_CYRILLIC = regex.compile(r"\p{Cyrillic}+")
+_LATIN = regex.compile(r"\p{Latin}[\p{Latin}\p{M}'’]*")
 _DOTTED = regex.compile(r"(?<![\p{L}.])(?:\p{Lu}\.){2,}(?![\p{L}])")
 _CONTRACTION = regex.compile(r"['’](?:s|m|ve|ll|d|re)$|['’]$")
 _NEGATED = regex.compile(r"n['’]t$", regex.I)
 _ROMAN = regex.compile(r"^(?=[IVXLC]{2,}$)" + ROMAN + "$")
 _QUOTE_SPAN = regex.compile(r"[\"“«„]([^\"”»“«„]{1,80})[\"”»“]")
+
+
+def _latin_words(text: str) -> list[Word]:
+    """The Latin-script words of ``text`` (apostrophes joining: ``Putin's``, ``O'Neill``)."""
+    return [w for w in split_words(text, joiners="'’", letters=True) if _LATIN.fullmatch(w.text)]
+
+
+def _capitalised(text: str) -> list[Word]:
+    """Capitalised words (hyphens joining: ``Ростов-на-Дону``), not straight after a digit."""
+    return [
+        w
+        for w in split_words(text, joiners="-‑", letters=True)
+        if w.text[0].isupper() and not (w.start and text[w.start - 1].isdigit())
+    ]
+
+
 _KNOWN_LOWER = {k.lower(): k for k in KNOWN_NAMES if not k.isupper()}
 
 
@@ -89,11 +108,7 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
         (m.start(1), m.end(1)) for m in _QUOTE_SPAN.finditer(source) if len(m.group(1).split()) <= 6
     ]
     dotted = [(m.group().replace(".", ""), m.start(), m.end()) for m in _DOTTED.finditer(source)]
-    raw = [
-        (m.group(), m.start(), m.end())
-        for m in _LATIN_WORD.finditer(source)
-        if not any(a <= m.start() < b for _, a, b in dotted)
-    ]
+    raw = [w for w in _latin_words(source) if not any(a <= w.start < b for _, a, b in dotted)]
     raw = sorted(raw + dotted, key=lambda r: r[1])
     caps = [(s, e) for t, s, e in raw if len(t) >= 2 and t.isupper()]
     content = [
@@ -265,12 +280,9 @@ def _tagged_name(word: str) -> bool:
     return bool(first and first[0].grammemes & {"Name", "Surn", "Geox", "Orgn"})
 
 
-_RU_CAP = regex.compile(r"(?<![\p{L}\p{N}])\p{Lu}\p{L}*(?:[-‑]\p{L}+)*")
-
-
 def _added_names(source: str, translation: str) -> list[Finding]:
     """Capitalised Cyrillic names of the translation that nothing in the source explains."""
-    src_words = {_CONTRACTION.sub("", m.group()) for m in _LATIN_WORD.finditer(source)}
+    src_words = {_CONTRACTION.sub("", w.text) for w in _latin_words(source)}
     src_words |= {m.group().replace(".", "") for m in _DOTTED.finditer(source)}
     src_words |= {regex.split(r"['’]", w)[-1] for w in src_words}
     src_words = {w for w in src_words if len(w) >= 2}
@@ -281,10 +293,10 @@ def _added_names(source: str, translation: str) -> list[Finding]:
         if key in keys or (" " in key and key in source)
         for st in sts
     ] + (["сша"] if "$" in source else [])
-    caps = list(_RU_CAP.finditer(translation))
+    caps = _capitalised(translation)
     status: list[bool | None] = []  # None: not a candidate, True: explained, False: not
     for m in caps:
-        word = m.group()
+        word = m.text
         parts = [p for p in regex.split(r"[-‑]", word) if p]
         if (
             not regex.fullmatch(r"\p{Cyrillic}+(?:[-‑]\p{Cyrillic}+)*", word)
@@ -308,15 +320,15 @@ def _added_names(source: str, translation: str) -> list[Finding]:
         status.append(explained)
     # a name of several words is explained when one of its words is (Ким Чен Ына)
     run_ok = list(status)
-    for run in _runs([m.span() for m in caps], translation):
+    for run in _runs([(m.start, m.end) for m in caps], translation):
         if any(status[k] for k in run):
             for k in run:
                 run_ok[k] = True
     out: list[Finding] = []
     for i, m in enumerate(caps):
-        if run_ok[i] is not False or _sentence_initial(translation, m.start()):
+        if run_ok[i] is not False or _sentence_initial(translation, m.start):
             continue
-        if fold_ru(m.group()).startswith(W.RU_NAME_PREFIXES):
+        if fold_ru(m.text).startswith(W.RU_NAME_PREFIXES):
             continue
-        out.append(Finding("name", f"{m.group()}: name not in the source", m.span(), None))
+        out.append(Finding("name", f"{m.text}: name not in the source", (m.start, m.end), None))
     return out

@@ -11,10 +11,9 @@ import regex
 from xlscore.estimator.checks import negation_words as W
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.text import words
-from xlscore.metric.morph import fold_ru, is_known, lemma, parses
+from xlscore.text.morph import fold_ru, is_known, lemma, parses
+from xlscore.text.words import split_words
 
-_EN_TOKEN = regex.compile(r"\p{L}+(?:['’]\p{L}+)*")
-_RU_TOKEN = regex.compile(r"\p{L}+")
 _NE_EXCEPTIONS = frozenset(
     words(
         """
@@ -30,12 +29,12 @@ def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
     word (``fail``, ``until``, ``unless``, ``un-``) is there."""
     strong: list[tuple[str, int, int]] = []
     weak = False
-    for m in _EN_TOKEN.finditer(source):
-        w = m.group().lower().replace("’", "'")
+    for m in split_words(source, joiners="'’", letters=True):
+        w = m.text.lower().replace("’", "'")
         if w.endswith("n't") or w in W.EN_NEGATIONS:
-            if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end() : m.end() + 3]):
+            if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end : m.end + 3]):
                 continue
-            strong.append((m.group(), m.start(), m.end()))
+            strong.append(tuple(m))
             continue
         if (
             w in W.EN_WEAK_NEGATIONS
@@ -66,7 +65,7 @@ def _ru_negative_word(word: str) -> bool:
 def _check_negation(source: str, translation: str) -> list[Finding]:
     """A dropped negation, or a negated verb that the source has no reason for."""
     strong, weak = _en_negations(source)
-    tokens = [(m.group(), m.start(), m.end()) for m in _RU_TOKEN.finditer(translation)]
+    tokens = split_words(translation, letters=True)
     low = [fold_ru(t[0]) for t in tokens]
     out: list[Finding] = []
     if strong:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from num2words import num2words
 
 from xlscore.estimator.checks.text import number, pairs, words
-from xlscore.metric.morph import analyzer, fold_ru
+from xlscore.text.morph import analyzer, fold_ru
 
 _TEENS = range(20)
 _TENS = range(20, 100, 10)

@@ -11,7 +11,7 @@ from xlscore.estimator.checks.digits import _digit_quantities, _roman_quantities
 from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.numerals import _en_word_quantities, _ru_word_quantities
 from xlscore.estimator.checks.quantities import _Qty
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 
 def _quantities(text: str, lang: str) -> list[_Qty]:

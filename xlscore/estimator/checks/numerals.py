@@ -11,9 +11,9 @@ import regex
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
 from xlscore.estimator.checks.text import _sentence_initial
-from xlscore.metric.morph import fold_ru, lemma, parses
+from xlscore.text.morph import fold_ru, lemma, parses
+from xlscore.text.words import split_words
 
-_WORDS = regex.compile(r"[\p{L}]+")
 _EN_NUMBER_WORDS = frozenset((*W.EN_UNITS, *W.EN_ORDINALS, *W.EN_SCALES, *W.EN_SPECIAL))
 
 
@@ -51,9 +51,7 @@ _EN_COMPOUND = regex.compile(
 def _free_words(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, int, int]]:
     """The words of ``text`` (with their spans) that start outside the ``taken`` spans."""
     return [
-        (m.group(), m.start(), m.end())
-        for m in _WORDS.finditer(text)
-        if not any(a <= m.start() < b for a, b in taken)
+        w for w in split_words(text, letters=True) if not any(a <= w.start < b for a, b in taken)
     ]
 
 

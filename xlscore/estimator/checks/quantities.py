@@ -11,7 +11,7 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.text import words
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 
 class _Qty(NamedTuple):

@@ -1,5 +1,5 @@
 """Helpers every check uses: tables written as running text, the Roman-numeral pattern, and
-whether a word may start a sentence (the Russian morphology is :mod:`xlscore.metric.morph`).
+whether a word may start a sentence (the Russian morphology is :mod:`xlscore.text.morph`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import regex
 
 from xlscore.estimator.checks import name_words as W
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 _TRANSLIT = sorted(W.TRANSLIT, key=lambda r: -len(r[0]))
 _VOWELS = frozenset("aeiouy")

@@ -44,7 +44,7 @@ from xlscore.estimator.corruptions.morphology import _morph  # noqa: F401
 from xlscore.estimator.corruptions.numbers import date_unit, number, spelled_number
 from xlscore.estimator.corruptions.roles import role_swap
 from xlscore.estimator.corruptions.structure import addition, negation, omission
-from xlscore.metric.morph import fold_ru  # noqa: F401
+from xlscore.text.morph import fold_ru  # noqa: F401
 
 __all__ = [
     "KINDS",

@@ -10,12 +10,12 @@ from collections.abc import Callable, Sequence
 from xlscore.estimator.corruptions.base import Corruption, _kind, _make
 from xlscore.estimator.corruptions.morphology import _proper
 from xlscore.estimator.corruptions.text import (
-    _LATIN,
     Tok,
     _cyr,
     _sentence_start,
     _tight,
     _tokens,
+    latin_words,
 )
 
 # untranslated ---------------------------------------------------------------------------
@@ -93,7 +93,7 @@ def untranslated(
 ) -> Corruption | None:
     """Replace a run of two to six Russian words by a run of the English source's words
     of about the same length (a fragment left untranslated)."""
-    en = list(_LATIN.finditer(source))
+    en = latin_words(source)
     if len(en) < 2:
         return None
     toks = _tokens(text)
@@ -108,7 +108,7 @@ def untranslated(
     rel = run[k] / max(1, len(toks))
     s = round(rel * len(en)) + rng.randint(-2, 2)
     s = max(0, min(len(en) - m, s))
-    words = [w.group() for w in en[s : s + m]]
+    words = [w.text for w in en[s : s + m]]
     if words[0].lower() in _EN_FUNCTION:
         words[0] = words[0].lower()
     if _sentence_start(text, first.start):

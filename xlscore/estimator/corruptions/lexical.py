@@ -39,7 +39,7 @@ from xlscore.estimator.corruptions.text import (
     _title,
     _tokens,
 )
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 # named_entity ---------------------------------------------------------------------------
 

@@ -17,8 +17,8 @@ from functools import lru_cache
 from typing import Any
 
 from xlscore.estimator.corruptions.text import _LATIN, Tok, _cyr, _style, _tight
-from xlscore.metric.morph import analyzer as _morph
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import analyzer as _morph
+from xlscore.text.morph import fold_ru
 
 _PROPER = ("Name", "Surn", "Patr", "Geox", "Orgn", "Trad")
 

@@ -22,7 +22,7 @@ from xlscore.estimator.corruptions.morphology import (
     _reagree_left,
 )
 from xlscore.estimator.corruptions.text import Tok, _style, _tight, _tokens
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 # number --------------------------------------------------------------------------------
 

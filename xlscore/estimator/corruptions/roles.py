@@ -27,7 +27,7 @@ from xlscore.estimator.corruptions.morphology import (
     _proper,
 )
 from xlscore.estimator.corruptions.text import Tok, _sentence_start, _style, _tight, _title, _tokens
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 # role_swap -----------------------------------------------------------------------------
 

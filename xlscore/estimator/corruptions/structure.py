@@ -45,7 +45,7 @@ from xlscore.estimator.corruptions.text import (
     _tight,
     _tokens,
 )
-from xlscore.metric.morph import fold_ru
+from xlscore.text.morph import fold_ru
 
 # negation ---------------------------------------------------------------------------
 

@@ -11,11 +11,12 @@ from typing import NamedTuple
 
 import regex
 
-_NUMBER = r"(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+)(?:[.,:]\d+)?"
-_WORDCHARS = r"\p{L}+(?:[-‐'’]\p{L}+)*"
-_TOKEN = regex.compile(rf"(?P<num>{_NUMBER})|(?P<word>{_WORDCHARS})")
+from xlscore.text.words import Word, split_words
+
+_NUMBER = regex.compile(r"(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+)(?:[.,:]\d+)?")
 _CYRILLIC = regex.compile(r"\p{Cyrillic}+(?:-\p{Cyrillic}+)*")
 _LATIN = regex.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+_JOINERS = "-‐'’"
 
 
 class Tok(NamedTuple):
@@ -26,9 +27,17 @@ class Tok(NamedTuple):
 
 
 def _tokens(text: str) -> list[Tok]:
+    """The numbers (digits with their group and decimal separators) and the words (letters,
+    hyphens and apostrophes joining) of ``text``, in order; the two never overlap."""
+    nums = [Tok(m.start(), m.end(), m.group(), True) for m in _NUMBER.finditer(text)]
+    words = split_words(text, joiners=_JOINERS, letters=True)
+    return sorted(nums + [Tok(w.start, w.end, w.text, False) for w in words])
+
+
+def latin_words(text: str) -> list[Word]:
+    """The words of ``text`` written in ASCII Latin letters (hyphens and apostrophes joining)."""
     return [
-        Tok(m.start(), m.end(), m.group(), m.group("num") is not None)
-        for m in _TOKEN.finditer(text)
+        w for w in split_words(text, joiners=_JOINERS, letters=True) if _LATIN.fullmatch(w.text)
     ]
 
 

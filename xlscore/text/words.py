@@ -1,30 +1,31 @@
-"""Words: one definition for every tokenizer, and the merge of sub-word pieces into words.
+"""Words: the one place xlscore cuts text into words, always with character offsets.
 
 A *word* is a maximal run of letters, digits and combining marks, or a single other visible
 character (punctuation, a symbol, an emoji) with the marks that follow it. Whitespace, control
 characters and the zero-width space separate words; format characters (soft hyphen,
-zero-width joiners) are dropped, so ``сло\u00adво`` is one word. Text is put in Unicode NFC
-first, so a decomposed ``й`` or ``ё`` gives the same word as a composed one.
+zero-width joiners) are dropped by :func:`normalize_text`, so ``сло\u00adво`` is one word. Text
+is put in Unicode NFC first, so a decomposed ``й`` or ``ё`` gives the same word as a composed
+one.
 
-Pieces reach words through the fast tokenizer's character offsets: a piece belongs to every word
-its character span overlaps (a piece that straddles two words goes to both), and a word vector
-is the mean of its pieces' vectors. This treats WordPiece (``##``) and SentencePiece (``▁``)
-vocabularies alike.
+:func:`split_words` is that definition. Its two options give the views the rule checks
+need, cut by the same rule: ``letters`` keeps the runs of letters alone (``G7`` gives ``G``;
+punctuation is left out), and ``joiners`` keeps runs joined by a hyphen or an apostrophe with
+no space around it as one word (``don't``, ``Ростов-на-Дону``, ``COVID-19``). The encoders
+merge their sub-word pieces into these words (:mod:`xlscore.encoders.pieces`), the checks read
+them, and the report marks them by their offsets.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
-import numpy as np
 import regex
-import torch
 
 # letters, digits and marks form runs; any other visible character is a word of its own,
 # with the marks that follow it (an emoji's variation selector, say)
-_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*")
+_OTHER = r"[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*"
 # format characters (soft hyphen, zero-width joiners, BOM) vanish inside a word; the
 # zero-width space and other separators, controls and unassigned code points become spaces
 _FORMAT = regex.compile(r"[^\P{Cf}\u200b]+")
@@ -49,30 +50,29 @@ def normalize_text(text: str) -> str:
     return _INVISIBLE.sub(" ", text).strip()
 
 
-def split_words(text: str) -> list[Word]:
-    """Split already-normalised ``text`` into words with their character spans."""
-    return [Word(m.group(), m.start(), m.end()) for m in _WORD.finditer(text)]
+def split_words(text: str, *, joiners: str = "", letters: bool = False) -> list[Word]:
+    """The words of already-normalised ``text`` with their character spans, in order.
 
+    Args:
+        text: the text (:func:`normalize_text`: spans refer to it).
+        joiners: characters that join the runs on both sides of them into one word when they
+            stand between two runs with no space (``"'’"``: ``don't``; ``"-"``: ``Су-35``).
+        letters: keep only runs of letters (with their marks): digits cut a run
+            (``G7`` -> ``G``), and punctuation and symbols are no words.
 
-def piece_word_matrix(
-    piece_spans: Sequence[tuple[int, int]], words: Sequence[Word]
-) -> tuple[torch.Tensor, list[int]]:
-    """Averaging matrix ``M`` of shape ``[n_words_kept, n_pieces]`` so that ``M @ H`` gives
-    word vectors from piece vectors ``H``, and the indices of the words that got no piece
-    (these are left out of ``M``'s rows).
-
-    Piece ``j`` contributes to word ``i`` when their character spans overlap; empty spans
-    (special tokens, a bare ``▁``) contribute to nothing.
+    Returns:
+        The words; every one is ``text[start:end]``.
     """
-    n_p = len(piece_spans)
-    spans = np.asarray(piece_spans, dtype=np.int64).reshape(n_p, 2)
-    bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(len(words), 2)
-    hit = (spans[None, :, 0] < bounds[:, 1:2]) & (bounds[:, 0:1] < spans[None, :, 1])
-    counts = hit.sum(axis=1)
-    missing = np.flatnonzero(counts == 0).tolist()
-    keep = counts > 0
-    m = hit[keep].astype(np.float32) / counts[keep, None].astype(np.float32)
-    return torch.from_numpy(m), missing
+    return [Word(m.group(), m.start(), m.end()) for m in _pattern(joiners, letters).finditer(text)]
+
+
+@lru_cache(maxsize=64)
+def _pattern(joiners: str, letters: bool) -> regex.Pattern:
+    """The compiled pattern of a :func:`split_words` view."""
+    run = r"[\p{L}\p{M}]+" if letters else r"[\p{L}\p{N}\p{M}]+"
+    if joiners:
+        run = rf"{run}(?:[{regex.escape(joiners)}]{run})*"
+    return regex.compile(run if letters else rf"{run}|{_OTHER}")
 
 
 class OffsetMap(NamedTuple):
