@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import xlscore.estimator.corruptions as C
 from xlscore.estimator.corruptions import KINDS, Corruption, corrupt
 from xlscore.estimator.corruptions import words as W
+from xlscore.text.morph import parses
 
 POOL = [
     "Президент подписал новый закон о налогах вчера вечером.",
@@ -128,7 +129,7 @@ def _strict(monkeypatch):
 
 
 def _parse(word: str):
-    return C._morph().parse(word.lower())
+    return [p.analysis for p in parses(word.lower())]
 
 
 def check_spans(original: str, c: Corruption) -> None:

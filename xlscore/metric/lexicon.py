@@ -32,7 +32,7 @@ from pathlib import Path
 from xlscore.errors import InputError, LexiconError, ModelError, XLScoreWarning
 from xlscore.io import cache
 from xlscore.metric.dictd import parse_entry, read_dictd
-from xlscore.text.morph import fold_ru
+from xlscore.text.morph import fold_ru, is_known, parses
 
 MUELLER7_DIR = Path(os.environ.get("XLSCORE_MUELLER7_DIR", "/usr/share/dictd"))
 PARSER_VERSION = 4  # bump when parsing changes, so cached tables are rebuilt
@@ -193,7 +193,6 @@ class Lexicon:
                 "\n".join(f"{k}\t{' '.join(sorted(v))}" for k, v in sorted(table.items())).encode()
             ).hexdigest()[:12]
         )
-        self._morph = None
         self.translate = lru_cache(maxsize=None)(self._translate)
         self.en_keys = lru_cache(maxsize=None)(self._en_keys)
 
@@ -349,22 +348,13 @@ class Lexicon:
         """Name and digest, for signatures."""
         return f"{self.name}#{self.digest}"
 
-    @property
-    def morph(self):
-        """The pymorphy3 analyser (loaded on first use)."""
-        if self._morph is None:
-            from xlscore.text.morph import analyzer
-
-            self._morph = analyzer()
-        return self._morph
-
     def ru_keys(self, word: str) -> list[str]:
         """Keys a Russian word form is looked up under (itself, its normal forms, ...)."""
         keys = [fold_ru(word)]
-        for p in self.morph.parse(word):
-            keys.append(fold_ru(p.normal_form))
-            if p.tag.POS == "PRTF":
-                adj = p.inflect({"masc", "sing", "nomn"})
+        for p in parses(word):
+            keys.append(p.normal)
+            if p.pos == "PRTF":
+                adj = p.analysis.inflect({"masc", "sing", "nomn"})
                 if adj is not None:
                     keys.append(fold_ru(adj.word))
         return list(dict.fromkeys(keys))
@@ -391,9 +381,7 @@ class Lexicon:
         return [
             w
             for w in dict.fromkeys(out)
-            if w != infinitive
-            and self.morph.word_is_known(w)
-            and any(p.tag.POS == "INFN" for p in self.morph.parse(w))
+            if w != infinitive and is_known(w) and any(p.pos == "INFN" for p in parses(w))
         ]
 
     def _translate(self, word: str) -> frozenset[str]:
@@ -402,9 +390,9 @@ class Lexicon:
         found: set[str] = set()
         for key in self.ru_keys(word):
             found |= self.table.get(key, frozenset())
-        for p in self.morph.parse(word):
-            if p.tag.POS in ("VERB", "INFN", "PRTF", "PRTS", "GRND"):
-                for partner in self.aspect_partners(fold_ru(p.normal_form)):
+        for p in parses(word):
+            if p.pos in ("VERB", "INFN", "PRTF", "PRTS", "GRND"):
+                for partner in self.aspect_partners(p.normal):
                     found |= self.table.get(partner, frozenset())
         return frozenset(found)
 

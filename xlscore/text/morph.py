@@ -1,5 +1,6 @@
 """Russian morphology through pymorphy3, shared by the lexicon, the explicit checks and the
-corruption generators: the analyser (loaded once per process), case folding, cached parses,
+corruption generators: the analyser (loaded once per process), case folding, the parses of a
+word (:func:`parses`: the one cache of analyses, so a word is parsed once whoever asks),
 whether the dictionary knows a word, its lemma, and the stem its case forms share.
 """
 
@@ -23,18 +24,21 @@ def fold_ru(word: str) -> str:
 
 
 class Parse(NamedTuple):
-    """One pymorphy3 analysis: the normal form (folded), the grammemes, the part of speech."""
+    """One pymorphy3 analysis: the normal form (folded), the grammemes, the part of speech,
+    and pymorphy3's own ``Parse`` (``analysis``: for inflecting, or the lexeme)."""
 
     normal: str
     grammemes: frozenset[str]
     pos: str
+    analysis: Any
 
 
 @lru_cache(maxsize=200_000)
 def parses(word: str) -> tuple[Parse, ...]:
-    """pymorphy3's analyses of a lower-case Russian word (``ё`` folded), best first."""
+    """pymorphy3's analyses of ``word`` as written, best first (the checks pass it lower case
+    with ``ё`` folded; the lexicon and the corruptions as they read it)."""
     return tuple(
-        Parse(fold_ru(p.normal_form), frozenset(p.tag.grammemes), str(p.tag.POS))
+        Parse(fold_ru(p.normal_form), frozenset(p.tag.grammemes), str(p.tag.POS), p)
         for p in analyzer().parse(word)
     )
 
@@ -66,7 +70,7 @@ def word_stem(word: str) -> str:
     if "-" in word:
         head, _, last = word.rpartition("-")
         return f"{head}-{word_stem(last)}"
-    parse = next((p for p in analyzer().parse(word) if p.tag.POS in ("NOUN", "ADJF", "PRTF")), None)
+    parse = next((p.analysis for p in parses(word) if p.pos in ("NOUN", "ADJF", "PRTF")), None)
     if parse is None:
         return word
     free = _CASE_FREE if parse.tag.POS == "NOUN" else _CASE_FREE | {"sing", "plur"}

@@ -40,7 +40,6 @@ from xlscore.estimator.corruptions.lexical import (
     named_entity,
     substitution,
 )
-from xlscore.estimator.corruptions.morphology import _morph  # noqa: F401
 from xlscore.estimator.corruptions.numbers import date_unit, number, spelled_number
 from xlscore.estimator.corruptions.roles import role_swap
 from xlscore.estimator.corruptions.structure import addition, negation, omission

@@ -17,18 +17,16 @@ from functools import lru_cache
 from typing import Any
 
 from xlscore.estimator.corruptions.text import _LATIN, Tok, _cyr, _style, _tight
-from xlscore.text.morph import analyzer as _morph
-from xlscore.text.morph import fold_ru
+from xlscore.text.morph import fold_ru, parses
 
 _PROPER = ("Name", "Surn", "Patr", "Geox", "Orgn", "Trad")
 
 
-@lru_cache(maxsize=200_000)
 def _parses(word: str) -> tuple:
     """pymorphy3's analyses of a lower-case word (none for non-Cyrillic or huge words)."""
     if not word or len(word) > 40 or not _cyr(word):
         return ()
-    return tuple(_morph().parse(word))
+    return tuple(p.analysis for p in parses(word))
 
 
 def _parse_all(word: str) -> tuple:
