@@ -1,5 +1,8 @@
 """Word-level evidence: omission candidates, foreign words, numbers on one side only."""
 
+from types import SimpleNamespace
+
+from xlscore.estimator.checks import find_mismatches
 from xlscore.metric.anchors import find_anchors
 from xlscore.metric.evidence import Evidence, gather, number_evidence
 from xlscore.text.words import split_words
@@ -8,8 +11,8 @@ LEX = {"музей": {"museum"}, "откроется": {"open"}, "понедел
 
 
 def _evidence(src: str, mt: str) -> Evidence:
-    s = [w.text for w in split_words(src)]
-    m = [w.text for w in split_words(mt)]
+    sw, mw = split_words(src), split_words(mt)
+    s, m = [w.text for w in sw], [w.text for w in mw]
     anchors = find_anchors(
         s,
         m,
@@ -31,7 +34,14 @@ def _evidence(src: str, mt: str) -> Evidence:
             }
         ),
     )
-    return gather(s, m, anchors, number_evidence(src, mt))
+    src_words = SimpleNamespace(words=s, spans=[(w.start, w.end) for w in sw])
+    mt_words = SimpleNamespace(words=m, spans=[(w.start, w.end) for w in mw])
+    return gather(
+        src_words,
+        mt_words,
+        anchors,
+        number_evidence(src, mt, find_mismatches(src, mt, ("number",))),
+    )
 
 
 def test_unmatched_content_words_are_omission_candidates():

@@ -11,6 +11,7 @@ from xlscore import ProcrustesAligner
 from xlscore.errors import InputError
 from xlscore.io.pairfiles import PairColumns, discover, plan_units, read_unit
 from xlscore.io.partfiles import finished_units, unit_table, write_part
+from xlscore.results import ScoreResult
 
 ROWS = [
     {"source": f"The cat sat {i}.", "translation": f"Кот сидел {i}.", "engine": "A"}
@@ -139,25 +140,15 @@ def test_part_files_are_recognised_by_job_and_row_count(tmp_path):
     table = unit_table(
         rows,
         {
-            0: {
-                "precision": 0.1,
-                "recall": 0.2,
-                "f1": 0.15,
-                "score": 0.5,
-                "n_anchors": 1,
-                "anchors": [["cat", "кот"]],
-                "foreign": 0.0,
-                "flags": [],
-                "consensus": None,
-                "estimate": 0.5,
-                "unmatched_source": [],
-                "foreign_words": [],
-                "numbers_missing": [],
-                "numbers_added": [],
-                "adequacy": None,
-                "similarity": None,
-                "error_spans": [],
-            }
+            0: ScoreResult(
+                score=0.5,
+                estimate=0.5,
+                precision=0.1,
+                recall=0.2,
+                f1=0.15,
+                n_anchors=1,
+                anchors=(("cat", "кот"),),
+            ).to_dict()
         },
         False,
     )

@@ -30,17 +30,15 @@ HOSTILE = [
 
 def result(score: float, anchors=(), flags=(), **evidence) -> ScoreResult:
     return ScoreResult(
-        score,
-        score,
-        score,
-        score,
-        len(anchors),
-        tuple(anchors),
-        0.0,
-        tuple(flags),
-        None,
-        score,
-        Evidence(**evidence),
+        score=score,
+        precision=score,
+        recall=score,
+        f1=score,
+        n_anchors=len(anchors),
+        anchors=tuple(anchors),
+        flags=tuple(flags),
+        estimate=score,
+        evidence=Evidence(**evidence),
     )
 
 
@@ -326,11 +324,11 @@ def test_error_spans_point_into_the_displayed_text():
     html = build_report(sources, translations, results, signature="s", n_boot=20)
     data = _data(html)
     assert data["segments"][0][1][0][0] == "Мой кот спит на ковре."  # what the page shows
-    for k, (_, pairs) in enumerate(data["segments"]):
+    for k, (_, pairs, _) in enumerate(data["segments"]):
         for e, pair in zip(translations, pairs):
             shown, given, r = pair[0], translations[e][k], results[k][e]
             assert shown == normalize_text(given)
-            assert len(pair) == 16 and pair[14] == (None if r.adequacy is None else r.adequacy)
+            assert len(pair) == 17 and pair[14] == (None if r.adequacy is None else r.adequacy)
             assert pair[15] == (None if r.similarity is None else round(r.similarity, 4))
             assert [[a, b, sev] for a, b, sev, _ in pair[13]] == [
                 [
@@ -395,7 +393,7 @@ def test_results_without_error_spans_still_build():
     html = build_report(sources, translations, results, signature="s", n_boot=20)
     data = _data(html)
     assert all(
-        pair[13] == [] and pair[14] is None for _, pairs in data["segments"] for pair in pairs
+        pair[13] == [] and pair[14] is None for _, pairs, _ in data["segments"] for pair in pairs
     )
     assert 'id="predicted" type="checkbox" disabled>' in html
     assert "hold no predicted errors" in html

@@ -150,9 +150,12 @@ class FinalScore:
         )
         findings: list[int | None] = [None] * len(results)
         if b:
-            from xlscore.estimator.checks import reliable_findings
+            from xlscore.estimator.checks import COUNTED, counted, find_mismatches
 
-            findings = [reliable_findings(s, t) for s, t in zip(sources, translations)]
+            found = corpus.findings or [
+                find_mismatches(s, t, COUNTED) for s, t in zip(sources, translations)
+            ]
+            findings = [counted(f) for f in found]
         out = []
         for r, e, sim, found in zip(results, estimates, similarity, findings):
             empty = "empty" in r.flags or "empty_source" in r.flags

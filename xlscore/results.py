@@ -10,64 +10,77 @@ from typing import TypeVar
 import numpy as np
 
 from xlscore.estimator.spans import ErrorSpan
+from xlscore.finding import Finding
 from xlscore.metric.evidence import Evidence
 
 
 @dataclass(frozen=True)
 class ScoreResult:
-    """The score of one translation.
+    """The score of one translation: one record per pair, whose fields are the output's
+    columns (:mod:`xlscore.io.schema` derives TSV, JSON, Parquet and the report from them).
 
-    ``precision``/``recall``/``f1``: BERTScore of the chosen variant (``None``, like
-    ``n_anchors``, when the scorer was told not to compute the paper's columns:
-    :mod:`xlscore.fields`). ``consensus``: mean
-    BERTScore F1 of the translation against the other candidates of the same source (when at
-    least :data:`CONSENSUS_MIN` candidates were scored together and consensus is on, else
-    ``None``). ``score`` (what rankings and system scores use): F1 with the foreign-text
-    penalty, blended with the consensus as ``(1 - w) * F1 + w * consensus`` when there is one
-    (``w`` = :data:`CONSENSUS_WEIGHT`). ``anchors``: the anchor pairs as
-    ``(english_word, russian_word)``. ``foreign``: share of the translation's words that are not
-    Russian (names and acronyms excepted). ``flags``: ``untranslated``, ``wrong_language``,
-    ``empty``, ``empty_source``. ``estimate``: the quality estimator's prediction (when the
-    scorer has one; ``score`` is then this value pulled to the estimator's floor by foreign
-    text or, for an estimator with a ``similarity_weight`` ``w``, ``estimate - w * (1 -
-    similarity)``; an estimator's ``check_weight`` ``b`` subtracts ``b`` per reliable check
-    finding, :func:`xlscore.estimator.checks.reliable_findings`). ``adequacy``: the part of
-    ``estimate`` that the estimator's alignment features and word head contribute (``estimate -
-    adequacy`` is its sentence head's part; ``None`` without an estimator, 0 for an estimator
-    without those parts). ``similarity``: the
-    cross-lingual all-words BERTScore F1 of the multilingual encoder, foreign text penalised, that
-    ``similarity_weight`` blends into ``score`` (``None`` when not used).
-    ``error_spans``: where the estimator's word head sees errors in the translation
-    (:class:`~xlscore.estimator.spans.ErrorSpan`: character offsets into the translation as given,
-    severity, probability). ``evidence``: word-level evidence
-    (:class:`~xlscore.metric.evidence.Evidence`): source content words with no counterpart, foreign
-    words, numbers on one side only.
+    Attributes:
+        score: what rankings and system scores use. With an estimator: its ``estimate``
+            pulled towards the estimator's floor by ``foreign`` text (or, for an estimator with
+            a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), minus its
+            ``check_weight`` per finding that counts
+            (:func:`xlscore.estimator.checks.counted`). Without one: F1 with the foreign-text
+            penalty, blended with ``consensus`` as ``(1 - w) * F1 + w * consensus`` when there
+            is one (``w`` = :data:`~xlscore.final_score.CONSENSUS_WEIGHT`).
+        estimate: the quality estimator's prediction (``None`` without an estimator).
+        adequacy: the part of ``estimate`` the estimator's alignment features and word head
+            contribute (``estimate - adequacy`` is its sentence head's part; 0 for an
+            estimator without them).
+        similarity: the cross-lingual all-words BERTScore F1 of the multilingual encoder,
+            foreign text penalised (``None`` when not computed: :mod:`xlscore.fields`).
+        precision, recall, f1: the paper's BERTScore of the chosen words (anchors or all);
+            ``None``, like ``n_anchors``, when the paper's columns are not computed.
+        consensus: mean BERTScore F1 against the other candidates of the same source (at
+            least :data:`~xlscore.final_score.CONSENSUS_MIN` scored together, consensus on).
+        n_anchors, anchors: the anchor pairs, ``(english_word, russian_word)``.
+        anchors_at: where they are, ``(source_start, source_end, translation_start,
+            translation_end)`` in the normalised texts.
+        foreign: share of the translation's words that are not Russian (names and acronyms
+            excepted).
+        flags: ``untranslated``, ``wrong_language``, ``empty``, ``empty_source``.
+        evidence: word-level evidence (:class:`~xlscore.metric.evidence.Evidence`): source
+            content words with no counterpart, foreign words, numbers on one side only.
+        error_spans: where the estimator's word head sees errors
+            (:class:`~xlscore.estimator.spans.ErrorSpan`: offsets into the translation as
+            given).
+        findings: the rule checks' findings (:class:`~xlscore.finding.Finding`:
+            offsets into the source as normalised and the translation as given): every check's
+            when the evidence is computed, else those of the checks the score counts when it
+            counts any.
     """
 
-    precision: float | None
-    recall: float | None
-    f1: float | None
     score: float
-    n_anchors: int | None
-    anchors: tuple[tuple[str, str], ...]
-    foreign: float = 0.0
-    flags: tuple[str, ...] = ()
-    consensus: float | None = None
     estimate: float | None = None
-    evidence: Evidence = field(default_factory=Evidence)
     adequacy: float | None = None
-    error_spans: tuple[ErrorSpan, ...] = ()
     similarity: float | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    consensus: float | None = None
+    n_anchors: int | None = None
+    anchors: tuple[tuple[str, str], ...] = ()
+    anchors_at: tuple[tuple[int, int, int, int], ...] = ()
+    foreign: float = 0.0
+    flags: tuple[str, ...] = field(default=(), metadata={"tsv": ","})
+    evidence: Evidence = field(default_factory=Evidence)
+    error_spans: tuple[ErrorSpan, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON): the fields, with the evidence's lists at top level and
-        the error spans as a list of dictionaries."""
-        d = asdict(self)
-        d["error_spans"] = [s.to_dict() for s in self.error_spans]
-        d["anchors"] = [list(a) for a in self.anchors]
-        d["flags"] = list(self.flags)
-        ev = d.pop("evidence")
-        d.update({k: list(v) for k, v in ev.items()})
+        the error spans and findings as lists of dictionaries."""
+        d: dict = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "evidence":  # its lists in its place
+                d.update({k: _plain(x) for k, x in asdict(v).items()})
+            else:
+                d[f.name] = _plain(v)
         return d
 
     @classmethod
@@ -81,28 +94,31 @@ class ScoreResult:
         missing = [k for k in ("precision", "recall", "f1", "n_anchors") if k not in d]
         if missing:  # present, if only as None (fields not computed)
             raise KeyError(missing[0])
-
-        anchors = tuple((str(a), str(b)) for a, b in d["anchors"])
-        evidence = Evidence(
-            **{f.name: tuple(str(w) for w in d.get(f.name, ())) for f in fields(Evidence)}
-        )
-        n_anchors = None if d["n_anchors"] is None else int(d["n_anchors"])
         return cls(
-            opt("precision"),
-            opt("recall"),
-            opt("f1"),
-            float(d["score"]),
-            n_anchors,
-            anchors,
-            float(d.get("foreign", 0.0)),
-            tuple(str(f) for f in d.get("flags", ())),
-            opt("consensus"),
-            opt("estimate"),
-            evidence,
-            opt("adequacy"),
-            tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
-            opt("similarity"),
+            score=float(d["score"]),
+            estimate=opt("estimate"),
+            adequacy=opt("adequacy"),
+            similarity=opt("similarity"),
+            precision=opt("precision"),
+            recall=opt("recall"),
+            f1=opt("f1"),
+            consensus=opt("consensus"),
+            n_anchors=None if d["n_anchors"] is None else int(d["n_anchors"]),
+            anchors=tuple((str(a), str(b)) for a, b in d["anchors"]),
+            anchors_at=tuple(tuple(int(x) for x in a) for a in d.get("anchors_at", ())),
+            foreign=float(d.get("foreign", 0.0)),
+            flags=tuple(str(f) for f in d.get("flags", ())),
+            evidence=Evidence.from_dict(d),
+            error_spans=tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
+            findings=tuple(Finding.from_dict(f) for f in d.get("findings", ())),
         )
+
+
+def _plain(v):
+    """A field's value for JSON: tuples as lists, records as their dictionaries."""
+    if isinstance(v, tuple):
+        return [x.to_dict() if hasattr(x, "to_dict") else _plain(x) for x in v]
+    return v
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from xlscore._version import __version__
+from xlscore.checking import Checking
 from xlscore.encoders.encoder import Encoder
 from xlscore.errors import XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
@@ -36,7 +37,7 @@ from xlscore.metric.corpus import (
 from xlscore.metric.evidence import Evidence
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import ALIGNMENTS
-from xlscore.metric.paper import PaperScorer, checked_variant, evidence, flags
+from xlscore.metric.paper import PaperScorer, checked_variant, evidence, findings, flags
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import WordTranslator, make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
@@ -161,6 +162,7 @@ class XLScorer:
         self.final = FinalScore(
             estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
+        self.checking = Checking.needed(chosen, estimator.check_weight if estimator else 0.0)
 
     @classmethod
     def offline(cls, **kwargs) -> XLScorer:
@@ -273,6 +275,7 @@ class XLScorer:
             # a chunk is always computed whole, so that resuming reproduces the same batches
             # and therefore the same floating-point results
             corpus = self._prepare_chunk(*segment_pairs(sources, systems, a, b), progress)
+            self.checking.run(corpus)
             if settled is None and corpus.paper:
                 settled = paper.settle(*corpus.texts(), variant, None, corpus, progress)
             n = len(names)
@@ -320,17 +323,13 @@ class XLScorer:
         with_evidence = "evidence" in self.fields
         return [
             ScoreResult(
-                precision=None,
-                recall=None,
-                f1=None,
                 score=float("nan"),
-                n_anchors=None,
-                anchors=(),
                 foreign=anchors.foreign,
                 flags=flags(src, mt, anchors),
-                evidence=evidence(src, mt, anchors) if with_evidence else Evidence(),
+                evidence=evidence(corpus, k) if with_evidence else Evidence(),
+                findings=findings(corpus, k),
             )
-            for src, mt, anchors in zip(corpus.src, corpus.mt, corpus.anchors)
+            for k, (src, mt, anchors) in enumerate(zip(corpus.src, corpus.mt, corpus.anchors))
         ]
 
     def rank(self, source: str, translations: Sequence[str]) -> list[RankedTranslation]:

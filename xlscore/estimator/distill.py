@@ -86,7 +86,7 @@ def teacher_labels(
         raise XLScoreError("teacher_labels needs a scorer with an estimator (the teacher)")
     if scorer.fields != frozenset({"score"}):
         raise XLScoreError('label with a scorer that computes the score alone (fields="score")')
-    from xlscore.estimator.checks import reliable_findings
+    from xlscore.estimator.checks import counted
 
     sources = [p.source for p in pairs]
     translations = [p.translation for p in pairs]
@@ -95,7 +95,7 @@ def teacher_labels(
         empty = "empty" in r.flags or "empty_source" in r.flags
         target = r.score
         if est.check_weight and not empty:
-            target += est.check_weight * reliable_findings(p.source, p.translation)
+            target += est.check_weight * counted(r.findings)  # found once, by the scorer
         errors = tuple(ErrorMark(s.start, s.end, s.severity) for s in r.error_spans)
         yield i, Judgment(p.seg_id, p.system, p.source, p.translation, float(target), errors=errors)
 

@@ -13,53 +13,21 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from xlscore.io import schema
 from xlscore.io.pairfiles import Unit, UnitRows
 
 META_SIGNATURE, META_JOB, META_UNIT = b"xlscore.signature", b"xlscore.job", b"xlscore.unit"
 
 
 def output_schema(keep_text: bool):
-    """The Arrow schema of every output file: ``id``, ``engine``, the fields of
-    :meth:`ScoreResult.to_dict` (what ``xlscore score --format json`` writes per row), the
-    row's ``error``, and optionally the two texts."""
+    """The Arrow schema of every output file: ``id``, ``engine``, the result's columns
+    (:mod:`xlscore.io.schema`: the keys of what ``xlscore score --format json`` writes per
+    row), the row's ``error``, and optionally the two texts."""
     import pyarrow as pa
 
-    words = pa.list_(pa.string())
-    fields = [
-        ("id", pa.string()),
-        ("engine", pa.string()),
-        ("precision", pa.float64()),
-        ("recall", pa.float64()),
-        ("f1", pa.float64()),
-        ("score", pa.float64()),
-        ("n_anchors", pa.int32()),
-        ("anchors", pa.list_(words)),
-        ("foreign", pa.float64()),
-        ("flags", words),
-        ("consensus", pa.float64()),
-        ("estimate", pa.float64()),
-        ("unmatched_source", words),
-        ("foreign_words", words),
-        ("numbers_missing", words),
-        ("numbers_added", words),
-        ("adequacy", pa.float64()),
-        ("similarity", pa.float64()),
-        (
-            "error_spans",
-            pa.list_(
-                pa.struct(
-                    [
-                        ("start", pa.int32()),
-                        ("end", pa.int32()),
-                        ("text", pa.string()),
-                        ("severity", pa.string()),
-                        ("probability", pa.float64()),
-                    ]
-                )
-            ),
-        ),
-        ("error", pa.string()),
-    ]
+    fields = [("id", pa.string()), ("engine", pa.string())]
+    fields += [(c.name, schema.arrow_type(c.kind)) for c in schema.COLUMNS]
+    fields.append(("error", pa.string()))
     if keep_text:
         fields += [("source", pa.string()), ("translation", pa.string())]
     return pa.schema(fields)

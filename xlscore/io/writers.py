@@ -11,6 +11,7 @@ from typing import ClassVar, NamedTuple, TextIO
 
 from xlscore.errors import InputError
 from xlscore.fields import ALL
+from xlscore.io import schema
 
 
 @dataclass
@@ -74,26 +75,8 @@ def _num(value: float | int | None, spec: str, missing: str = "") -> str:
 
 class TsvWriter(Writer):
     DECIMALS = 6
-    COLUMNS: ClassVar[list[str]] = [
-        "segment",
-        "engine",
-        "score",
-        "f1",
-        "precision",
-        "recall",
-        "consensus",
-        "n_anchors",
-        "flags",
-        "anchors",
-        "estimate",
-        "unmatched_source",
-        "foreign_words",
-        "numbers_missing",
-        "numbers_added",
-        "adequacy",
-        "error_spans",
-        "similarity",
-    ]
+    #: ``segment``, ``engine``, then the result's columns (:mod:`xlscore.io.schema`)
+    COLUMNS: ClassVar[list[str]] = ["segment", "engine", *(c.name for c in schema.COLUMNS)]
 
     def first_line(self, head: str) -> str:
         return f"# {head}"
@@ -102,23 +85,8 @@ class TsvWriter(Writer):
         self.out.write(self.first_line(head) + "\n" + "\t".join(self.COLUMNS) + "\n")
 
     def row(self, segment, engine, r):
-        anchors = " ".join(f"{e}={w}" for e, w in r.anchors)
-        ev = r.evidence
-        words = "\t".join(
-            " ".join(x)
-            for x in (ev.unmatched_source, ev.foreign_words, ev.numbers_missing, ev.numbers_added)
-        )
-        # character offsets into the translation: START-END:SEVERITY:PROBABILITY
-        spans = " ".join(
-            f"{s.start}-{s.end}:{s.severity}:{s.probability:.3f}" for s in r.error_spans
-        )
-        paper = "\t".join(_num(x, ".6f") for x in (r.f1, r.precision, r.recall))
-        self.out.write(
-            f"{segment}\t{engine}\t{r.score:.6f}\t{paper}\t"
-            f"{_num(r.consensus, '.6f')}\t{_num(r.n_anchors, 'd')}\t"
-            f"{','.join(r.flags)}\t{anchors}\t{_num(r.estimate, '.6f')}\t{words}\t"
-            f"{_num(r.adequacy, '.6f')}\t{spans}\t{_num(r.similarity, '.6f')}\n"
-        )
+        cells = [str(segment), engine, *(c.tsv(r) for c in schema.COLUMNS)]
+        self.out.write("\t".join(cells) + "\n")
 
     def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
         gap = "\t" * (len(self.COLUMNS) - 3)

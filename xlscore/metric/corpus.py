@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError
+from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
 
 #: pairs embedded and scored together (bounds memory)
@@ -82,6 +83,9 @@ class PreparedCorpus:
     #: the sources in the similarity encoder's space, when the anchors needed them (word
     #: alignment) and ``src`` holds another encoder's vectors
     sim_src: list[WordVectors] | None = None
+    #: each pair's rule-check findings, when the scorer ran the checks
+    #: (:class:`xlscore.checking.Checking`)
+    findings: list[tuple[Finding, ...]] | None = None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -95,6 +99,7 @@ class PreparedCorpus:
             None if self.given is None else [self.given[i] for i in indices],
             self.paper,
             None if self.sim_src is None else [self.sim_src[i] for i in indices],
+            None if self.findings is None else [self.findings[i] for i in indices],
         )
 
     def texts(self) -> tuple[list[str], list[str]]:

@@ -10,10 +10,18 @@ the lists as places to look, not as verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
+
+#: a character span, ``(start, end)``
+Span = tuple[int, int]
+#: numbers on one side only, as written and where: ``(numbers, spans)`` for the source's the
+#: translation lacks, then for the translation's the source lacks
+Numbers = tuple[tuple[tuple[str, ...], tuple[Span, ...]], tuple[tuple[str, ...], tuple[Span, ...]]]
 
 #: English words that carry grammar rather than content: never reported as omitted
 FUNCTION_WORDS = frozenset(
@@ -195,53 +203,89 @@ FUNCTION_WORDS = frozenset(
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the words of one pair show.
+    """What the words of one pair show; each list comes with the character spans of its items
+    (``*_at``), offsets into the normalised source or translation
+    (:func:`xlscore.text.words.normalize_text`: the text as given unless it had odd
+    whitespace or invisible characters).
 
-    ``unmatched_source``: source content words (not function words) with no anchor, in source
-    order; ``foreign_words``: translation words counted as foreign; ``numbers_missing`` /
-    ``numbers_added``: numbers of the source whose value the translation lacks and the other
-    way round, as written (each side read in its own language: English ``1,250`` is Russian
-    ``1 250``, English ``3.5`` Russian ``3,5``).
+    Attributes:
+        unmatched_source: source content words (not function words) with no anchor, in
+            source order.
+        foreign_words: translation words counted as foreign.
+        numbers_missing, numbers_added: numbers of the source whose value the translation
+            lacks and the other way round, as written (each side read in its own language:
+            English ``1,250`` is Russian ``1 250``, English ``3.5`` Russian ``3,5``).
     """
 
     unmatched_source: tuple[str, ...] = ()
     foreign_words: tuple[str, ...] = ()
     numbers_missing: tuple[str, ...] = ()
     numbers_added: tuple[str, ...] = ()
+    unmatched_source_at: tuple[Span, ...] = ()
+    foreign_words_at: tuple[Span, ...] = ()
+    numbers_missing_at: tuple[Span, ...] = ()
+    numbers_added_at: tuple[Span, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Evidence:
+        """The evidence :meth:`xlscore.ScoreResult.to_dict` wrote at its top level."""
+        words = {n: tuple(str(w) for w in d.get(n, ())) for n in LISTS}
+        spans = {f"{n}_at": tuple((int(a), int(b)) for a, b in d.get(f"{n}_at", ())) for n in LISTS}
+        return cls(**words, **spans)
 
 
-def gather(
-    source_words: Sequence[str],
-    translation_words: Sequence[str],
-    anchors: AnchorSet,
-    numbers: tuple[Sequence[str], Sequence[str]] = ((), ()),
-) -> Evidence:
+#: the evidence's lists (each with its spans, ``NAME_at``)
+LISTS = ("unmatched_source", "foreign_words", "numbers_missing", "numbers_added")
+
+
+class Words(Protocol):
+    """A text's words and their spans (as :class:`~xlscore.encoders.pieces.WordVectors`)."""
+
+    words: list[str]
+    spans: list[tuple[int, int]]
+
+
+def gather(source: Words, translation: Words, anchors: AnchorSet, numbers: Numbers) -> Evidence:
     """The evidence of one pair from its words and anchors; ``numbers``: the source's numbers
     the translation lacks and the translation's the source lacks, as the number check reads
     them (:func:`number_evidence`)."""
     matched = set(anchors.en)
-    unmatched = tuple(
-        w
-        for j, w in enumerate(source_words)
+    unmatched = [
+        j
+        for j, w in enumerate(source.words)
         if j not in matched and any(c.isalpha() for c in w) and w.casefold() not in FUNCTION_WORDS
-    )
+    ]
+    (missing, missing_at), (added, added_at) = numbers
     return Evidence(
-        unmatched,
-        tuple(translation_words[i] for i in anchors.foreign_at),
-        tuple(numbers[0]),
-        tuple(numbers[1]),
+        tuple(source.words[j] for j in unmatched),
+        tuple(translation.words[i] for i in anchors.foreign_at),
+        missing,
+        added,
+        tuple(source.spans[j] for j in unmatched),
+        tuple(translation.spans[i] for i in anchors.foreign_at),
+        missing_at,
+        added_at,
     )
 
 
-def number_evidence(source: str, translation: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def number_evidence(source: str, translation: str, findings: Sequence[Finding]) -> Numbers:
     """The numbers of the source whose value the translation lacks and those of the
     translation the source lacks, as written: the number check's findings (each side read in
-    its own language, so English ``1,250`` is Russian ``1 250``)."""
-    from xlscore.estimator.checks import find_mismatches
+    its own language, so English ``1,250`` is Russian ``1 250``).
 
-    found = find_mismatches(source, translation, ("number",))
-    missing = tuple(
-        source[slice(*f.source_span)] for f in found if f.span is None and f.source_span
+    Args:
+        source: the source the findings' source spans point into.
+        translation: the translation their spans point into.
+        findings: the pair's findings (only the number check's are read).
+
+    Returns:
+        The source's numbers the translation lacks and the translation's the source lacks,
+        each as ``(numbers, spans)``.
+    """
+    found = [f for f in findings if f.check == "number"]
+    missing = tuple(f.source_span for f in found if f.span is None and f.source_span)
+    added = tuple(f.span for f in found if f.span is not None)
+    return (
+        (tuple(source[a:b] for a, b in missing), missing),
+        (tuple(translation[a:b] for a, b in added), added),
     )
-    added = tuple(translation[slice(*f.span)] for f in found if f.span is not None)
-    return missing, added

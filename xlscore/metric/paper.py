@@ -30,6 +30,7 @@ import torch
 
 from xlscore.encoders.encoder import Encoder, WordVectors
 from xlscore.errors import AlignmentMismatchError, InputError, XLScoreError
+from xlscore.finding import Finding
 from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.anchoring import Anchoring
 from xlscore.metric.anchors import AnchorSet
@@ -59,10 +60,23 @@ def flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, .
     return anchors.flags + ("empty",) * (not len(mt)) + ("empty_source",) * (not len(src))
 
 
-def evidence(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> Evidence:
-    """A pair's word-level evidence: unmatched source words, foreign words, and the numbers
-    one side lacks of the other's (each read in its language)."""
-    return gather(src.words, mt.words, anchors, number_evidence(src.text, mt.text))
+def evidence(corpus: PreparedCorpus, k: int) -> Evidence:
+    """The word-level evidence of pair ``k`` of ``corpus``: unmatched source words, foreign
+    words, and the numbers one side lacks of the other's (each read in its language; from the
+    pair's findings when the checks have run, else by the number check here)."""
+    src, mt, anchors = corpus.src[k], corpus.mt[k], corpus.anchors[k]
+    if corpus.findings is None:  # the checks did not run: the number check alone, here
+        from xlscore.estimator.checks import find_mismatches
+
+        found = find_mismatches(src.text, mt.text, ("number",))
+    else:
+        found = list(corpus.findings[k])
+    return gather(src, mt, anchors, number_evidence(src.text, mt.text, found))
+
+
+def findings(corpus: PreparedCorpus, k: int) -> tuple[Finding, ...]:
+    """The findings of pair ``k`` of ``corpus`` (none when the checks did not run)."""
+    return () if corpus.findings is None else corpus.findings[k]
 
 
 def checked_variant(variant: str | None, default: str) -> str:
@@ -274,9 +288,11 @@ class PaperScorer:
                     else penalised(f1, anchors.foreign, floor),
                     n_anchors=len(anchors),
                     anchors=tuple((src.words[e], mt.words[i]) for e, i in anchors.pairs),
+                    anchors_at=tuple((*src.spans[e], *mt.spans[i]) for e, i in anchors.pairs),
                     foreign=anchors.foreign,
                     flags=flags(src, mt, anchors),
-                    evidence=evidence(src, mt, anchors),
+                    evidence=evidence(corpus, k),
+                    findings=findings(corpus, k),
                 )
             )
         return out

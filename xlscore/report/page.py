@@ -26,6 +26,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from xlscore._version import __version__
 from xlscore.errors import InputError
@@ -50,23 +51,62 @@ COLOURS = (
 )
 
 
-def _words(text: str) -> list[str]:
-    return [w.text for w in split_words(normalize_text(text))]
+class Words(NamedTuple):
+    """The words of a normalised text: ``spans`` as ``[start, end]`` and their ``texts`` (the
+    one segmentation the scorer used: the result's offsets fall on these boundaries)."""
+
+    spans: list[list[int]]
+    texts: list[str]
 
 
-def _anchor_indices(src: list[str], mt: list[str], anchors) -> list[int]:
-    """Anchor word pairs as flat ``[i, j, ...]`` word indices (first unused occurrence)."""
-    used_s: set[int] = set()
-    used_t: set[int] = set()
-    flat: list[int] = []
-    for en, ru in anchors:
-        i = next((k for k, w in enumerate(src) if w == en and k not in used_s), None)
-        j = next((k for k, w in enumerate(mt) if w == ru and k not in used_t), None)
-        if i is None or j is None:
-            continue
-        used_s.add(i)
-        used_t.add(j)
-        flat += [i, j]
+def _words(text: str) -> Words:
+    found = split_words(text)
+    return Words([[w.start, w.end] for w in found], [w.text for w in found])
+
+
+def _at(words: list[list[int]], spans: Sequence[Sequence[int]]) -> list[int]:
+    """The indices of the words that the character ``spans`` cover (sorted, unique)."""
+    hit = {i for a, b in spans for i, (s, e) in enumerate(words) if s < b and a < e}
+    return sorted(hit)
+
+
+def _by_text(words: list[str], items: Sequence[str]) -> list[int]:
+    """Word indices of ``items`` matched by text, the first unused occurrence of each: for
+    results written before results carried offsets."""
+    used: set[int] = set()
+    for item in items:
+        k = next((k for k, w in enumerate(words) if w == item and k not in used), None)
+        if k is not None:
+            used.add(k)
+    return sorted(used)
+
+
+def _marks(words: Words, found: Sequence[str], spans) -> list[int]:
+    """Word indices of an evidence list: by its offsets, or by text when it has none."""
+    return _at(words.spans, spans) if spans or not found else _by_text(words.texts, found)
+
+
+def _anchor_indices(src: Words, mt: Words, r: ScoreResult) -> list[int]:
+    """Anchor word pairs as flat ``[i, j, ...]`` word indices, from their offsets (by text,
+    first unused occurrence, for a result written before results carried offsets)."""
+    if r.anchors and not r.anchors_at:
+        used_s: set[int] = set()
+        used_t: set[int] = set()
+        flat: list[int] = []
+        for en, ru in r.anchors:
+            i = next((k for k, w in enumerate(src.texts) if w == en and k not in used_s), None)
+            j = next((k for k, w in enumerate(mt.texts) if w == ru and k not in used_t), None)
+            if i is not None and j is not None:
+                used_s.add(i)
+                used_t.add(j)
+                flat += [i, j]
+        return flat
+    start_s = {a: i for i, (a, _) in enumerate(src.spans)}
+    start_t = {a: i for i, (a, _) in enumerate(mt.spans)}
+    flat = []
+    for a, _, b, _ in r.anchors_at:
+        if a in start_s and b in start_t:
+            flat += [start_s[a], start_t[b]]
     return flat
 
 
@@ -101,22 +141,26 @@ def _shown_spans(given: str, shown: str, spans) -> list:
 
 def _segment_data(
     sources: Sequence[str],
-    source_words: Sequence[list[str]],
     translations: Mapping[str, Sequence[str]],
     results: Sequence[Mapping[str, ScoreResult]],
     names: list[str],
 ) -> list:
-    """Compact per-segment rows: ``[source, [pair per engine]]``, a pair being ``[text, score,
-    estimate, f1, precision, recall, foreign share, flags, anchors, unmatched source words,
-    foreign words, numbers missing, numbers added, predicted error spans, adequacy,
-    similarity]``; the text
-    is the normalised translation and the error spans (:func:`_shown_spans`) point into it."""
+    """Compact per-segment rows: ``[source, [pair per engine], source word spans]``, a pair
+    being ``[text, score, estimate, f1, precision, recall, foreign share, flags, anchors,
+    unmatched source words, foreign words, numbers missing, numbers added, predicted error
+    spans, adequacy, similarity, word spans]``. The texts are normalised; anchors are flat
+    ``[source word, translation word, ...]`` indices and the evidence lists word indices, all
+    read off the result's offsets (no word is matched by its text); the error spans
+    (:func:`_shown_spans`) point into the text."""
     rows = []
-    for k, (src, src_words, by) in enumerate(zip(sources, source_words, results)):
+    for k, (src, by) in enumerate(zip(sources, results)):
+        shown_src = normalize_text(src)
+        src_words = _words(shown_src)
         pairs = []
         for n in names:
             r, text = by[n], translations[n][k]
             ev, shown = r.evidence, normalize_text(text)
+            mt_words = _words(shown)
             pairs.append(
                 [
                     shown,
@@ -127,17 +171,18 @@ def _segment_data(
                     _r(r.recall),
                     _r(r.foreign),
                     list(r.flags),
-                    _anchor_indices(src_words, _words(text), r.anchors),
-                    list(ev.unmatched_source),
-                    list(ev.foreign_words),
-                    list(ev.numbers_missing),
-                    list(ev.numbers_added),
-                    _shown_spans(text, shown, getattr(r, "error_spans", ())),
-                    _r(getattr(r, "adequacy", None)),
-                    _r(getattr(r, "similarity", None)),
+                    _anchor_indices(src_words, mt_words, r),
+                    _marks(src_words, ev.unmatched_source, ev.unmatched_source_at),
+                    _marks(mt_words, ev.foreign_words, ev.foreign_words_at),
+                    _marks(src_words, ev.numbers_missing, ev.numbers_missing_at),
+                    _marks(mt_words, ev.numbers_added, ev.numbers_added_at),
+                    _shown_spans(text, shown, r.error_spans),
+                    _r(r.adequacy),
+                    _r(r.similarity),
+                    mt_words.spans,
                 ]
             )
-        rows.append([normalize_text(src), pairs])
+        rows.append([shown_src, pairs, src_words.spans])
     return rows
 
 
@@ -249,7 +294,7 @@ def build_report(
     if not sources:
         raise InputError("no segments to report")
     comparison = comparison or compare_engines(results, n_boot=n_boot)
-    source_words = [_words(s) for s in sources]
+    source_words = [_words(normalize_text(s)).texts for s in sources]
     import jinja2
 
     env = jinja2.Environment(
@@ -270,7 +315,7 @@ def build_report(
     data = {
         "engines": names,
         "colours": [COLOURS[k % len(COLOURS)] for k in range(len(names))],
-        "segments": _segment_data(sources, source_words, translations, results, names),
+        "segments": _segment_data(sources, translations, results, names),
     }
     has_spans = any(pair[13] for row in data["segments"] for pair in row[1])
     created = created or _dt.datetime.now(_dt.timezone.utc)

@@ -26,7 +26,8 @@ legitimately differ (a human translator rounds, merges sentences, writes "two we
 Each check is a :class:`Check` in :data:`REGISTRY`. ``find_mismatches`` never raises: on any
 input it returns a (possibly empty) list.
 
-The package: :mod:`.finding` (:class:`Finding`), :mod:`.text` (shared helpers), the number
+What a check reports is a :class:`~xlscore.finding.Finding` (kept in each
+:class:`~xlscore.ScoreResult`). The package: :mod:`.text` (shared helpers), the number
 check in :mod:`.numbers` (with :mod:`.quantities`, :mod:`.digits` and :mod:`.numerals`), the
 name check in :mod:`.names` (with :mod:`.translit`), the negation check in :mod:`.negation`,
 and their word tables in :mod:`.number_words`, :mod:`.name_words`, :mod:`.known_names` and
@@ -38,17 +39,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.names import _check_names
 from xlscore.estimator.checks.negation import _check_negation
 from xlscore.estimator.checks.numbers import _check_numbers
 from xlscore.estimator.checks.translit import name_matches, transliterate
+from xlscore.finding import Finding
 
 __all__ = [
     "CHECKS",
+    "COUNTED",
     "REGISTRY",
     "Check",
     "Finding",
+    "counted",
     "find_mismatches",
     "name_matches",
     "reliable_findings",
@@ -107,9 +110,17 @@ def _in_bounds(f: Finding, n_src: int, n_tr: int) -> bool:
     return ok_tr and ok_src
 
 
-def reliable_findings(source: str, translation: str) -> int:
-    """How many findings of one pair count in the score (each check's ``counts``: numbers, and
+#: the checks some of whose findings count in the score
+COUNTED = tuple(c.name for c in REGISTRY.values() if c.counts is not None)
+
+
+def counted(findings: Sequence[Finding]) -> int:
+    """How many of a pair's findings count in the score (each check's ``counts``: numbers, and
     a negation of the source missing from the translation; not the restricted "negation
     added" rule, nor names). What an estimator's ``check_weight`` subtracts, per finding."""
-    scored = {c.name: c.counts for c in REGISTRY.values() if c.counts is not None}
-    return sum(1 for f in find_mismatches(source, translation, list(scored)) if scored[f.check](f))
+    return sum(1 for f in findings if (c := REGISTRY.get(f.check)) and c.counts and c.counts(f))
+
+
+def reliable_findings(source: str, translation: str) -> int:
+    """:func:`counted` of the findings of one pair's :data:`COUNTED` checks."""
+    return counted(find_mismatches(source, translation, COUNTED))

@@ -11,7 +11,6 @@ from typing import NamedTuple
 import regex
 
 from xlscore.estimator.checks import name_words as W
-from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.known_names import KNOWN_NAMES
 from xlscore.estimator.checks.text import ROMAN, _sentence_initial
 from xlscore.estimator.checks.translit import (
@@ -21,6 +20,7 @@ from xlscore.estimator.checks.translit import (
     _spelt,
     name_matches,
 )
+from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru, is_known, parses
 from xlscore.text.words import Word, split_words
 

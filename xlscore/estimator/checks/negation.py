@@ -9,8 +9,8 @@ import functools
 import regex
 
 from xlscore.estimator.checks import negation_words as W
-from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.text import words
+from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru, is_known, lemma, parses
 from xlscore.text.words import split_words
 

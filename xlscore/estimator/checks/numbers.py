@@ -8,9 +8,9 @@ import regex
 
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.digits import _digit_quantities, _roman_quantities
-from xlscore.estimator.checks.finding import Finding
 from xlscore.estimator.checks.numerals import _en_word_quantities, _ru_word_quantities
 from xlscore.estimator.checks.quantities import _Qty
+from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru
 
 

@@ -2,12 +2,13 @@
 (function () {
   var data = JSON.parse(document.getElementById("xlscore-data").textContent);
   var names = data.engines, colours = data.colours, PAGE = 50;
-  var WORD = /[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}\p{Z}\p{C}\s]\p{M}*/gu;
-  // a pair: [text, score, estimate, f1, precision, recall, foreign, flags, anchors,
-  //          unmatched source words, foreign words, numbers missing, numbers added,
-  //          predicted error spans [[start, end, severity, probability], ...] (offsets into
-  //          text, sorted, not overlapping), adequacy part of the estimate or null,
-  //          cross-lingual similarity blended into the score or null]
+  // a segment: [source, pairs, source word spans [[start, end], ...]]; a pair: [text, score,
+  //          estimate, f1, precision, recall, foreign, flags, anchors (flat source and
+  //          translation word indices), and as word indices: unmatched source words, foreign
+  //          words, numbers missing (source), numbers added (translation); predicted error
+  //          spans [[start, end, severity, probability], ...] (offsets into text, sorted, not
+  //          overlapping), adequacy part of the estimate or null, cross-lingual similarity
+  //          blended into the score or null, the text's word spans]
   var segs = data.segments.map(function (row, k) {
     var pairs = row[1], scores = pairs.map(function (p) { return p[1]; });
     var order = pairs.map(function (p, i) { return i; }).sort(function (a, b) {
@@ -20,7 +21,7 @@
     var major = pairs.some(function (p) {
       return (p[13] || []).some(function (sp) { return sp[2] === "major"; });
     });
-    return {id: k + 1, source: row[0], pairs: pairs, best: order[0], flagged: flagged, major: major,
+    return {id: k + 1, source: row[0], words: row[2], pairs: pairs, best: order[0], flagged: flagged, major: major,
             gap: Math.max.apply(null, scores) - Math.min.apply(null, scores), hay: null};
   });
   var state = {sort: 0, desc: false, page: 0, rows: segs, open: null};
@@ -57,11 +58,9 @@
       parent.appendChild(c.err ? errMark(c.err, t) : document.createTextNode(t));
     });
   }
-  function words(text) {
-    var out = [], m;
-    WORD.lastIndex = 0;
-    while ((m = WORD.exec(text)) !== null) { out.push({text: m[0], start: m.index, end: m.index + m[0].length}); }
-    return out;
+  // the words of a text from their spans (the scorer's segmentation, sent with the data)
+  function words(text, spans) {
+    return spans.map(function (sp) { return {text: text.slice(sp[0], sp[1]), start: sp[0], end: sp[1]}; });
   }
 
   // ------------------------------------------------------------------ table
@@ -148,8 +147,8 @@
   // a line of words (span.w, classed by marks(word, index)); predicted error spans, when
   // given, wrap their words in <mark> (a word cut by a span's edge becomes two parts, the
   // first one standing for the word)
-  function wordLine(cls, text, marks, errs) {
-    var p = el("p", cls), spans = [], ws = words(text);
+  function wordLine(cls, text, wordSpans, marks, errs) {
+    var p = el("p", cls), spans = [], ws = words(text, wordSpans);
     var classes = ws.map(function (w, i) { return marks(w.text, i); });
     cut(text, errs).forEach(function (c) {
       var box = c.err ? p.appendChild(errMark(c.err)) : p, at = c.a;
@@ -166,9 +165,9 @@
     return {p: p, spans: spans};
   }
 
-  function countOf(list) {
+  function setOf(list) {
     var c = {};
-    list.forEach(function (w) { c[w] = (c[w] || 0) + 1; });
+    list.forEach(function (i) { c[i] = true; });
     return c;
   }
 
@@ -194,18 +193,18 @@
     box.appendChild(parts);
     var anchoredS = {}, anchoredT = {};
     for (var k = 0; k < p[8].length; k += 2) { anchoredS[p[8][k]] = true; anchoredT[p[8][k + 1]] = true; }
-    var unmatched = countOf(p[9]), foreign = countOf(p[10]), missing = countOf(p[11]), added = countOf(p[12]);
+    var unmatched = setOf(p[9]), foreign = setOf(p[10]), missing = setOf(p[11]), added = setOf(p[12]);
     var align = el("div", "align");
-    var src = wordLine("src", s.source, function (w, j) {
+    var src = wordLine("src", s.source, s.words, function (w, j) {
       if (anchoredS[j]) { return "anchor"; }
-      if (missing[w]) { missing[w]--; return "number-off"; }
-      if (unmatched[w]) { return "omitted"; }
+      if (missing[j]) { return "number-off"; }
+      if (unmatched[j]) { return "omitted"; }
       return "";
     });
-    var mt = wordLine("mt", p[0], function (w, j) {
+    var mt = wordLine("mt", p[0], p[16], function (w, j) {
       var cls = anchoredT[j] ? "anchor" : "";
-      if (foreign[w]) { cls += " foreign"; }
-      if (added[w]) { added[w]--; cls += " number-off"; }
+      if (foreign[j]) { cls += " foreign"; }
+      if (added[j]) { cls += " number-off"; }
       return cls;
     }, p[13]);
     align.appendChild(src.p); align.appendChild(mt.p);

@@ -1,0 +1,49 @@
+"""The rule checks as a component of the scorer: each pair's findings, found once per pair
+and kept in its result, where the evidence, the score and distillation read them.
+
+Which checks run follows what the scorer computes: every check when the evidence is computed
+(the ``evidence`` field, or the paper's columns, which always carry it); else the checks the
+score counts (:data:`~xlscore.estimator.checks.COUNTED`) when the estimator's formula counts
+any (a ``check_weight``); else none.
+"""
+
+from __future__ import annotations
+
+from xlscore.metric.corpus import PreparedCorpus
+
+
+class Checking:
+    """Runs the named rule checks over a prepared corpus.
+
+    Args:
+        names: the checks to run (:data:`xlscore.estimator.checks.CHECKS`); empty: none.
+    """
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    @classmethod
+    def needed(cls, fields: frozenset[str], check_weight: float) -> Checking:
+        """The checks a scorer computing ``fields`` needs, its estimator's formula counting
+        findings at ``check_weight`` per finding (see the module's docstring)."""
+        if {"evidence", "paper"} & fields:
+            from xlscore.estimator.checks import CHECKS
+
+            return cls(CHECKS)
+        if check_weight:
+            from xlscore.estimator.checks import COUNTED
+
+            return cls(COUNTED)
+        return cls(())
+
+    def run(self, corpus: PreparedCorpus) -> None:
+        """Set ``corpus.findings``: each pair's findings, with offsets into the normalised
+        texts (:func:`xlscore.text.words.normalize_text`), like the evidence's."""
+        if not self.names:
+            return
+        from xlscore.estimator.checks import find_mismatches
+
+        sources, translations = corpus.texts()
+        corpus.findings = [
+            tuple(find_mismatches(s, t, self.names)) for s, t in zip(sources, translations)
+        ]
