@@ -328,7 +328,7 @@ def test_error_spans_point_into_the_displayed_text():
         for e, pair in zip(translations, pairs):
             shown, given, r = pair[0], translations[e][k], results[k][e]
             assert shown == normalize_text(given)
-            assert len(pair) == 17 and pair[14] == (None if r.adequacy is None else r.adequacy)
+            assert len(pair) == 18 and pair[14] == (None if r.adequacy is None else r.adequacy)
             assert pair[15] == (None if r.similarity is None else round(r.similarity, 4))
             assert [[a, b, sev] for a, b, sev, _ in pair[13]] == [
                 [

@@ -152,10 +152,10 @@ class FinalScore:
         if b:
             from xlscore.estimator.checks import COUNTED, counted, find_mismatches
 
-            found = corpus.findings or [
-                find_mismatches(s, t, COUNTED) for s, t in zip(sources, translations)
+            per_pair = corpus.findings or [
+                tuple(find_mismatches(s, t, COUNTED)) for s, t in zip(sources, translations)
             ]
-            findings = [counted(f) for f in found]
+            findings = [counted(f) for f in per_pair]
         out = []
         for r, e, sim, found in zip(results, estimates, similarity, findings):
             empty = "empty" in r.flags or "empty_source" in r.flags

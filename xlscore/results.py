@@ -105,7 +105,9 @@ class ScoreResult:
             consensus=opt("consensus"),
             n_anchors=None if d["n_anchors"] is None else int(d["n_anchors"]),
             anchors=tuple((str(a), str(b)) for a, b in d["anchors"]),
-            anchors_at=tuple(tuple(int(x) for x in a) for a in d.get("anchors_at", ())),
+            anchors_at=tuple(
+                (int(a), int(b), int(c), int(e)) for a, b, c, e in d.get("anchors_at", ())
+            ),
             foreign=float(d.get("foreign", 0.0)),
             flags=tuple(str(f) for f in d.get("flags", ())),
             evidence=Evidence.from_dict(d),

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Any
 
 from xlscore.estimator.spans import ErrorSpan
 from xlscore.finding import Finding
@@ -85,7 +87,7 @@ def _finding(f: Finding) -> str:
 
 
 #: how one item of a list column is written in TSV
-_ITEM = {
+_ITEM: dict[str, Callable[[Any], str]] = {
     "words": str,
     "pairs": lambda p: f"{p[0]}={p[1]}",
     "spans": lambda s: f"{s[0]}-{s[1]}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
@@ -229,9 +229,10 @@ class Evidence:
     @classmethod
     def from_dict(cls, d: Mapping) -> Evidence:
         """The evidence :meth:`xlscore.ScoreResult.to_dict` wrote at its top level."""
-        words = {n: tuple(str(w) for w in d.get(n, ())) for n in LISTS}
-        spans = {f"{n}_at": tuple((int(a), int(b)) for a, b in d.get(f"{n}_at", ())) for n in LISTS}
-        return cls(**words, **spans)
+        found: dict[str, Any] = {n: tuple(str(w) for w in d.get(n, ())) for n in LISTS}
+        for n in LISTS:
+            found[f"{n}_at"] = tuple((int(a), int(b)) for a, b in d.get(f"{n}_at", ()))
+        return cls(**found)
 
 
 #: the evidence's lists (each with its spans, ``NAME_at``)
@@ -241,8 +242,11 @@ LISTS = ("unmatched_source", "foreign_words", "numbers_missing", "numbers_added"
 class Words(Protocol):
     """A text's words and their spans (as :class:`~xlscore.encoders.pieces.WordVectors`)."""
 
-    words: list[str]
-    spans: list[tuple[int, int]]
+    @property
+    def words(self) -> list[str]: ...
+
+    @property
+    def spans(self) -> list[tuple[int, int]]: ...
 
 
 def gather(source: Words, translation: Words, anchors: AnchorSet, numbers: Numbers) -> Evidence:

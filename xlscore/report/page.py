@@ -148,8 +148,9 @@ def _segment_data(
     """Compact per-segment rows: ``[source, [pair per engine], source word spans]``, a pair
     being ``[text, score, estimate, f1, precision, recall, foreign share, flags, anchors,
     unmatched source words, foreign words, numbers missing, numbers added, predicted error
-    spans, adequacy, similarity, word spans]``. The texts are normalised; anchors are flat
-    ``[source word, translation word, ...]`` indices and the evidence lists word indices, all
+    spans, adequacy, similarity, word spans, whether a number is on one side only]``. The
+    texts are normalised; anchors are flat ``[source word, translation word, ...]`` indices
+    and the evidence lists word indices, all
     read off the result's offsets (no word is matched by its text); the error spans
     (:func:`_shown_spans`) point into the text."""
     rows = []
@@ -180,6 +181,7 @@ def _segment_data(
                     _r(r.adequacy),
                     _r(r.similarity),
                     mt_words.spans,
+                    bool(ev.numbers_missing or ev.numbers_added),
                 ]
             )
         rows.append([shown_src, pairs, src_words.spans])

@@ -32,8 +32,10 @@ class _RuText:
         self.lower = fold_ru(translation)
         self.words = [fold_ru(w.text) for w in split_words(translation, letters=True)]
         cyr: set[str] = set()
-        for w in split_words(translation, joiners="-‑'’", letters=True):
-            parts = [p for p in regex.split(r"[-‑'’]", fold_ru(w.text)) if _CYRILLIC.fullmatch(p)]
+        for word in split_words(translation, joiners="-‑'’", letters=True):
+            parts = [
+                p for p in regex.split(r"[-‑'’]", fold_ru(word.text)) if _CYRILLIC.fullmatch(p)
+            ]
             cyr.update(parts)
             cyr.add("".join(parts))
         cyr.discard("")
@@ -108,7 +110,11 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
         (m.start(1), m.end(1)) for m in _QUOTE_SPAN.finditer(source) if len(m.group(1).split()) <= 6
     ]
     dotted = [(m.group().replace(".", ""), m.start(), m.end()) for m in _DOTTED.finditer(source)]
-    raw = [w for w in _latin_words(source) if not any(a <= w.start < b for _, a, b in dotted)]
+    raw = [
+        (w.text, w.start, w.end)
+        for w in _latin_words(source)
+        if not any(a <= w.start < b for _, a, b in dotted)
+    ]
     raw = sorted(raw + dotted, key=lambda r: r[1])
     caps = [(s, e) for t, s, e in raw if len(t) >= 2 and t.isupper()]
     content = [

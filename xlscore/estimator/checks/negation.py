@@ -34,7 +34,7 @@ def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
         if w.endswith("n't") or w in W.EN_NEGATIONS:
             if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end : m.end + 3]):
                 continue
-            strong.append(tuple(m))
+            strong.append((m.text, m.start, m.end))
             continue
         if (
             w in W.EN_WEAK_NEGATIONS

@@ -8,7 +8,8 @@
   //          words, numbers missing (source), numbers added (translation); predicted error
   //          spans [[start, end, severity, probability], ...] (offsets into text, sorted, not
   //          overlapping), adequacy part of the estimate or null, cross-lingual similarity
-  //          blended into the score or null, the text's word spans]
+  //          blended into the score or null, the text's word spans, whether a number is on
+  //          one side only]
   var segs = data.segments.map(function (row, k) {
     var pairs = row[1], scores = pairs.map(function (p) { return p[1]; });
     var order = pairs.map(function (p, i) { return i; }).sort(function (a, b) {
@@ -17,7 +18,7 @@
       if (scores[a] !== scores[b]) { return scores[b] - scores[a]; }
       return a - b;
     });
-    var flagged = pairs.some(function (p) { return p[7].length || p[11].length || p[12].length; });
+    var flagged = pairs.some(function (p) { return p[7].length || p[17]; });
     var major = pairs.some(function (p) {
       return (p[13] || []).some(function (sp) { return sp[2] === "major"; });
     });
@@ -289,5 +290,5 @@
     if (view.boxes) { view.boxes.forEach(function (b) { drawLinks(b.links); }); }
   });
   apply();
-  window.xlscoreReport = {segments: segs.length, rendered: performance.now(), words: words};
+  window.xlscoreReport = {segments: segs.length, rendered: performance.now()};
 }());
