@@ -2,8 +2,8 @@
 
     python experiments/distill.py label --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22
     python experiments/distill.py run --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22 \\
-        --variant st4
-    python experiments/estimator.py export --data-dir ../shared/data --variant st4 --suffix r64b8
+        --model-id st4
+    python experiments/estimator.py export --data-dir ../shared/data --model-id st4 --suffix r64b8
 
 ``label``: the fold's teacher (``.cache/estimator/TEACHER/FOLD/full.safetensors`` at the rank
 and width it ships, with the shipped file's meaning blend, similarity weight and check weight)
@@ -139,7 +139,7 @@ def cmd_run(args, sets) -> None:
         synthetic=args.synthetic,
         synthetic_kinds=args.synthetic_kinds,
     )
-    folder = CACHE / args.variant
+    folder = CACHE / args.model_id
     out = folder / args.fold
     out.mkdir(parents=True, exist_ok=True)
     config = {
@@ -154,15 +154,15 @@ def cmd_run(args, sets) -> None:
     }
     cfg_file = folder / "config.json"
     if cfg_file.exists() and json.loads(cfg_file.read_text()) != config:
-        raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
+        raise SystemExit(f"{cfg_file} holds another configuration; use another --model-id")
     cfg_file.write_text(json.dumps(config, indent=1))
     if (out / "pred-r64b8.npy").exists():
-        print(f"{args.variant}/{args.fold}: done before")
+        print(f"{args.model_id}/{args.fold}: done before")
         return
     t0 = time.time()
     student = student_of(ScoreFormula.from_meta(meta).check_weight, recipe)
     student.fit([rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
-    student.save(out / "full.safetensors", name=f"{args.variant}-{args.fold}")
+    student.save(out / "full.safetensors", name=f"{args.model_id}-{args.fold}")
     minutes = max(time.time() - t0, student.log.seconds) / 60
     _, test = fold_split(sets, args.fold, {**config, "da": False})
     save_estimates(out, "r64b8", student, test)
@@ -175,7 +175,7 @@ def cmd_run(args, sets) -> None:
     (out / "log.json").write_text(json.dumps(log))
     for p in out.glob("train.ckpt*"):
         p.unlink()
-    print(f"{args.variant}/{args.fold}: trained on {len(rows)} labels in {minutes:.1f} min")
+    print(f"{args.model_id}/{args.fold}: trained on {len(rows)} labels in {minutes:.1f} min")
 
 
 def main() -> None:
@@ -190,7 +190,9 @@ def main() -> None:
     ap.add_argument("--pool", type=int, default=12000, help="judged-set translations to label")
     ap.add_argument("--corrupt", type=float, default=0.3, help="share of them also corrupted")
     ap.add_argument("--pool-name", default="", help="name of a pool made with other settings")
-    ap.add_argument("--variant", default="st4")
+    ap.add_argument(
+        "--model-id", default="st4", help="the model's name: its folder under .cache/estimator/"
+    )
     ap.add_argument("--layers", type=int, default=STUDENT.layers)
     ap.add_argument("--epochs", type=float, default=STUDENT.epochs)
     ap.add_argument("--seed", type=int, default=0)

@@ -19,14 +19,14 @@ Evaluation uses machine translations only. Every fold's model is trained with th
 recipe, which was fixed before the fold's test data were looked at; nothing is tuned on a
 test fold.
 
-    python experiments/estimator.py run --data-dir ../shared/data --variant ce --folds lodo
-    python experiments/estimator.py run --data-dir ../shared/data --variant ce-noit --no-it \
+    python experiments/estimator.py run --data-dir ../shared/data --model-id ce --folds lodo
+    python experiments/estimator.py run --data-dir ../shared/data --model-id ce-noit --no-it \
         --folds lodo-qe22,lodo-news,cv-news
     python experiments/estimator.py baselines --data-dir ../shared/data
-    python experiments/estimator.py compress --data-dir ../shared/data --variant ce \
+    python experiments/estimator.py compress --data-dir ../shared/data --model-id ce \
         [--shipped-only]
     python experiments/estimator.py report --data-dir ../shared/data --suffix r64b8
-    python experiments/estimator.py export --data-dir ../shared/data --variant ce
+    python experiments/estimator.py export --data-dir ../shared/data --model-id ce
 
 ``run`` saves each fold (the uncompressed delta and the predictions) under
 ``experiments/.cache/estimator/`` (or ``$XLSCORE_EXPERIMENT_CACHE``) as soon as it is done and
@@ -80,7 +80,7 @@ def cmd_run(args, sets) -> None:
         },
         delta_rank=0,
     )
-    folder = CACHE / args.variant
+    folder = CACHE / args.model_id
     folder.mkdir(parents=True, exist_ok=True)
     config = {
         "recipe": asdict(recipe),
@@ -92,19 +92,19 @@ def cmd_run(args, sets) -> None:
     }
     cfg_file = folder / "config.json"
     if cfg_file.exists() and _complete(json.loads(cfg_file.read_text())) != config:
-        raise SystemExit(f"{cfg_file} holds another configuration; use another --variant")
+        raise SystemExit(f"{cfg_file} holds another configuration; use another --model-id")
     cfg_file.write_text(json.dumps(config, indent=1))
     for fold in fold_names(args.folds):
         out = folder / fold
         if (out / "pred-full.npy").exists():
-            print(f"{args.variant}/{fold}: done before")
+            print(f"{args.model_id}/{fold}: done before")
             continue
         out.mkdir(exist_ok=True)
         train, test = fold_split(sets, fold, config)
         t0 = time.time()
         est = QualityEstimator(recipe=recipe)
         est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt")
-        est.save(out / "full.safetensors", name=f"{args.variant}-{fold}")
+        est.save(out / "full.safetensors", name=f"{args.model_id}-{fold}")
         # a resumed run: its training loop's time over every part (the log carries it on)
         minutes = max(time.time() - t0, est.log.seconds) / 60
         if test:
@@ -123,7 +123,9 @@ def cmd_run(args, sets) -> None:
         )
         for p in out.glob("train.ckpt*"):
             p.unlink()
-        print(f"{args.variant}/{fold}: trained on {sum(map(len, train))} rows in {minutes:.1f} min")
+        print(
+            f"{args.model_id}/{fold}: trained on {sum(map(len, train))} rows in {minutes:.1f} min"
+        )
         if test:
             compress_fold(out, test, [args.ship_rank])
 
@@ -177,14 +179,14 @@ def compress_fold(out: Path, test: list, ranks, bits=(8,)) -> None:
 
 
 def cmd_compress(args, sets) -> None:
-    folder = CACHE / args.variant
+    folder = CACHE / args.model_id
     cfg = json.loads((folder / "config.json").read_text())
     for fold in fold_names(args.folds):
         out = folder / fold
         if not (out / "full.safetensors").exists():
             continue
         _, test = fold_split(sets, fold, cfg)
-        print(f"{args.variant}/{fold}")
+        print(f"{args.model_id}/{fold}")
         if args.shipped_only:
             compress_fold(out, test, (args.ship_rank,))
         else:
@@ -438,9 +440,9 @@ def cmd_export(args, sets) -> None:
     from estimator_report import load_words
     from folds import FOLDS
 
-    folder = CACHE / args.variant
+    folder = CACHE / args.model_id
     cfg = json.loads((folder / "config.json").read_text())
-    out = FOLDS / args.variant
+    out = FOLDS / args.model_id
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True) + "\n")
     for fold in LODO:
@@ -464,7 +466,7 @@ def cmd_export(args, sets) -> None:
         log = folder / fold / "log.json"
         if log.exists():
             (out / f"{fold}.log.json").write_text(log.read_text())
-        print(f"{args.variant}/{fold}: {len(test)} predictions -> {out / (fold + '.tsv')}")
+        print(f"{args.model_id}/{fold}: {len(test)} predictions -> {out / (fold + '.tsv')}")
 
 
 # ---------------------------------------------------------------------- report
@@ -476,7 +478,9 @@ def main() -> None:
     )
     ap.add_argument("--members", help="soup: variants that differ only in their seed, A,B")
     ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--variant", default="ce")
+    ap.add_argument(
+        "--model-id", default="ce", help="the model's name: its folder under .cache/estimator/"
+    )
     ap.add_argument("--folds", default="lodo", help="lodo, cv-news, cv-qe22 or fold names")
     ap.add_argument("--no-it", action="store_true", help="leave the IT data out of training")
     ap.add_argument(

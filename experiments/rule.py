@@ -1,7 +1,7 @@
 """The rule for every part of the score (issue 51): a part enters only if it lowers no set's
 figure significantly and raises the mean over the sets; its weight is the one with the best mean.
 
-    python experiments/rule.py --data-dir ../shared/data --variant rtm15
+    python experiments/rule.py --data-dir ../shared/data --model-id rtm15
 
 The sets are :mod:`sets`' (each read by the variant's fold model that never saw it); a set's
 figure is per-segment Kendall (many-systems sets) or Spearman (single-translation sets; MLQE-PE
@@ -130,7 +130,7 @@ def load_data(
         if got is None:
             raise SystemExit(
                 f"{variant} has no predictions on {vs.key}: python experiments/sets.py predict "
-                f"--data-dir {data_dir} --variant {variant}"
+                f"--data-dir {data_dir} --model-id {variant}"
             )
         out.append(SetData(vs, got[0], got[1], parts(vs)))
     return out
@@ -249,12 +249,14 @@ SHIPPED_BLEND = Blend(meaning=0.02, similarity=5.0, checks=0.25)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--variant", default="rtm15")
+    ap.add_argument(
+        "--model-id", default="rtm15", help="the model's name: its folder under .cache/estimator/"
+    )
     args = ap.parse_args()
-    data = load_data(args.data_dir, args.variant)
+    data = load_data(args.data_dir, args.model_id)
     blend, lines = apply_rule(data)
     intro = [
-        f"Variant `{args.variant}`; every figure from the fold model that never saw the set "
+        f"Variant `{args.model_id}`; every figure from the fold model that never saw the set "
         "(`experiments/sets.py`). The weights are chosen on these sets, so the chosen blend's "
         "figures are validation figures, not held-out ones.",
         "",
@@ -263,11 +265,11 @@ def main() -> None:
         "",
     ]
     write_markdown(
-        f"rule-{args.variant}",
+        f"rule-{args.model_id}",
         "\n".join(intro + lines),
         title="The rule for every part of the score",
     )
-    write_sets(args.variant, data, blend)
+    write_sets(args.model_id, data, blend)
 
 
 def write_sets(variant: str, data: list[SetData], blend: Blend) -> None:

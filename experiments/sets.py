@@ -1,7 +1,7 @@
 """Every set of human judgments of real machine translation the score is judged on (issue 51),
 each read by the fold model that never saw it, and what each part of the score gives on it.
 
-    python experiments/sets.py predict --data-dir ../shared/data --variant rtm15
+    python experiments/sets.py predict --data-dir ../shared/data --model-id rtm15
     python experiments/sets.py findings --data-dir ../shared/data   # after a change to the checks
 
 **Many-systems sets** (several engines' translations of each source; per-segment Kendall tau-b
@@ -191,17 +191,17 @@ def cmd_predict(args) -> None:
     todo = load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None)
     for vs in todo:
         _write_parts(vs)
-        f = _fold_file(args.variant, vs)
+        f = _fold_file(args.model_id, vs)
         if f.exists():
             print(f"{vs.key}: {f} exists")
             continue
-        cached = CACHE / args.variant / vs.fold / "full.safetensors"
-        if not cached.exists() and (args.variant, vs.fold) != ("rtm15", "lodo-qe22"):
+        cached = CACHE / args.model_id / vs.fold / "full.safetensors"
+        if not cached.exists() and (args.model_id, vs.fold) != ("rtm15", "lodo-qe22"):
             raise SystemExit(f"{cached} missing: run estimator.py run --folds {vs.fold} first")
         # rtm15's leave-WMT22-out fold is the file it shipped (from git)
-        est = teacher(args.variant, vs.fold, git_file(*RTM15_FILE))
+        est = teacher(args.model_id, vs.fold, git_file(*RTM15_FILE))
         est.meaning_blend = 0.0  # the fold files' ``score``: the meaning head apart
-        predict_set(est, args.variant, vs)
+        predict_set(est, args.model_id, vs)
 
 
 def predict_set(est, variant: str, vs: ValidationSet) -> Path:
@@ -293,13 +293,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=["predict", "findings"])
     ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--variant", default="rtm15")
+    ap.add_argument(
+        "--model-id", default="rtm15", help="the model's name: its folder under .cache/estimator/"
+    )
     ap.add_argument("--sets", default="", help="only these set keys, by commas")
     args = ap.parse_args()
-    exported, cached = FOLDS / args.variant / "config.json", CACHE / args.variant / "config.json"
+    exported, cached = FOLDS / args.model_id / "config.json", CACHE / args.model_id / "config.json"
     cfg = json.loads((exported if exported.exists() else cached).read_text())
     if cfg.get("multilingual"):
-        raise SystemExit(f"{args.variant} trained on other pairs' files: they are test sets here")
+        raise SystemExit(f"{args.model_id} trained on other pairs' files: they are test sets here")
     (cmd_findings if args.command == "findings" else cmd_predict)(args)
 
 

@@ -2,7 +2,7 @@
 model with its delta compressed as the package ships it (rank 64, int8), and the meaning blend,
 similarity weight and check weight chosen on validation data (today's by ``rule.py``).
 
-    python experiments/ship.py --variant rtm15 --fold all --meaning-blend 0.005 \\
+    python experiments/ship.py --model-id rtm15 --fold all --meaning-blend 0.005 \\
         --check-weight 0.25 --span-threshold 0.7 --name rtm15-all-e5s \\
         -o xlscore/estimator/weights/rtm15-all-e5s.safetensors
 
@@ -24,7 +24,9 @@ from xlscore.estimator.training import Recipe
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variant", required=True)
+    ap.add_argument(
+        "--model-id", required=True, help="the model's name: its folder under .cache/estimator/"
+    )
     ap.add_argument("--fold", required=True, help="e.g. lodo-news")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
     ap.add_argument(
@@ -42,11 +44,11 @@ def main() -> None:
     ap.add_argument("--name", required=True, help="the estimator's name in signatures")
     ap.add_argument("--output", "-o", required=True, type=Path)
     args = ap.parse_args()
-    source = CACHE / args.variant / args.fold / "full.safetensors"
+    source = CACHE / args.model_id / args.fold / "full.safetensors"
     if not source.is_file():
         raise SystemExit(
-            f"{source} does not exist: run estimator.py run --variant "
-            f"{args.variant} --folds {args.fold} first"
+            f"{source} does not exist: run estimator.py run --model-id "
+            f"{args.model_id} --folds {args.fold} first"
         )
     model = QualityEstimator.load(source, precision="fp32")
     shipped = Recipe()

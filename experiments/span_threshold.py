@@ -1,7 +1,7 @@
 """The word head's span threshold chosen on validation (issue 51, item 6): word MCC on newstest2021
 by the leave-newstest-out fold's word error probabilities, the WMT22 dev tags held out.
 
-    python experiments/span_threshold.py --data-dir ../shared/data --variant rtm15
+    python experiments/span_threshold.py --data-dir ../shared/data --model-id rtm15
 
 Newstest's gold tags: each whitespace token of a machine translation is BAD when a rater's error
 span (any severity) overlaps it. The threshold is chosen by the mean of the two sets' MCC
@@ -29,13 +29,15 @@ THRESHOLDS = (*(round(0.3 + 0.05 * k, 2) for k in range(14)), 0.97, 0.99)  # 0.3
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--variant", default="rtm15")
+    ap.add_argument(
+        "--model-id", default="rtm15", help="the model's name: its folder under .cache/estimator/"
+    )
     args = ap.parse_args()
     sets = load_sets(args.data_dir)
     news = [r for r in sets["news"] if not r.is_human]
-    got = folds.read_fold(args.variant, "lodo-news", news)
+    got = folds.read_fold(args.model_id, "lodo-news", news)
     if got is None:
-        raise SystemExit(f"{args.variant}: no exported lodo-news fold")
+        raise SystemExit(f"{args.model_id}: no exported lodo-news fold")
     rows = [
         folds.TagRow(
             r.translation,
@@ -47,11 +49,11 @@ def main() -> None:
     qe22 = list(sets["qe22"])
     tag_file = folds.read_tags(args.data_dir / "wmt22-enru-word-dev.tsv")
     qrows = [tag_file[r.seg_id] for r in qe22]
-    qgot = folds.read_fold(args.variant, "lodo-qe22", qe22)
+    qgot = folds.read_fold(args.model_id, "lodo-qe22", qe22)
     assert qgot is not None
     both = {"newstest2021": (rows, got[1]), "WMT22 dev": (qrows, qgot[1])}
     lines = [
-        f"Variant `{args.variant}`: word MCC of the word head's tags at each threshold on "
+        f"Variant `{args.model_id}`: word MCC of the word head's tags at each threshold on "
         "newstest2021 (the leave-newstest-out fold; gold: whitespace tokens a rater's span "
         "overlaps) and on the WMT22 dev tags (the leave-WMT22-out fold; the task's tokens), "
         "alone and joined with the Latin-letter rule (a token with a Latin letter is BAD too). "
@@ -101,7 +103,7 @@ def main() -> None:
             f"0.5 {vs_recipe.reference} (difference {vs_recipe.delta}); the Latin-letter rule "
             f"{vs_latin.reference} (difference {vs_latin.delta})."
         )
-    write_markdown(f"span-threshold-{args.variant}", "\n".join(lines), title="Span threshold")
+    write_markdown(f"span-threshold-{args.model_id}", "\n".join(lines), title="Span threshold")
 
 
 if __name__ == "__main__":
