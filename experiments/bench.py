@@ -16,7 +16,7 @@ scores is. Rows:
 * forward-pass floors of e5@9 over the unique sentences (nothing but the model): float32 with
   the pack's eager attention in length-sorted batches of 32 sentences (the fp32 floor), then one
   change at a time - PyTorch's SDPA attention, passes by a token budget (the fixed shapes
-  xlscore uses, :mod:`xlscore.encoders.precision`), one thread instead of all, ONNX Runtime float32
+  xlscore uses, :mod:`xlscore.encoders.arithmetic`), one thread instead of all, ONNX Runtime float32
   (when ``onnxruntime`` is installed), bfloat16 autocast, int8 dynamic quantization;
 * xlscore, multilingual e5@9, all words, at the default precision (``auto``), fp32 and int8, and
   ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
@@ -82,7 +82,7 @@ def _pairs(data: str, limit: int) -> tuple[list[str], list[str]]:
 def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
     """``(rows, width, sequences)`` of each forward pass: length-sorted batches of
     :data:`FLOOR_BATCH` sentences, or xlscore's fixed shapes (``layout="fixed"``)."""
-    from xlscore.encoders.precision import plan_passes
+    from xlscore.encoders.arithmetic import plan_passes
 
     if layout == "fixed":
         for rows, width, members in plan_passes([len(x) for x in ids], device_type, 512):
@@ -95,13 +95,13 @@ def _passes(ids: list[list[int]], layout: str, device_type: str = "cpu"):
 
 
 def _run_passes(
-    model, ids: list[list[int]], pad: int, *, precision: str = "fp32", layout: str = "sorted"
+    model, ids: list[list[int]], pad: int, *, dtype: str = "fp32", layout: str = "sorted"
 ) -> None:
     """Forward passes of ``model`` (a Hugging Face encoder) over ``ids``, nothing else."""
-    from xlscore.encoders import precision as arithmetic
+    from xlscore.encoders import arithmetic
 
     device = next(model.parameters()).device
-    with arithmetic.inference(precision, device):
+    with arithmetic.inference(dtype, device):
         for rows, width, seqs in _passes(ids, layout, device.type):
             x, mask = arithmetic.padded(seqs, rows, width, pad)
             model(input_ids=x.to(device), attention_mask=mask.to(device))
@@ -177,7 +177,7 @@ def child(args: argparse.Namespace) -> dict:
     import torch
 
     from xlscore import Encoder, Lexicon, XLScorer, bert_score_compatible, packs
-    from xlscore.encoders import precision as arithmetic
+    from xlscore.encoders import arithmetic
 
     warnings.simplefilter("ignore")
     torch.manual_seed(0)
@@ -187,7 +187,7 @@ def child(args: argparse.Namespace) -> dict:
     dev = "cpu" if what == "default-cpu-fp32" else args.device
     from xlscore.estimator.model import QualityEstimator
 
-    precision = (
+    dtype = (
         what.rsplit("-", 1)[-1]
         if what.startswith(("default", "student", "estimator", "xlscore", "compat"))
         else "fp32"
@@ -202,28 +202,26 @@ def child(args: argparse.Namespace) -> dict:
                 else DEFAULT_FIELDS
             )
             estimator = STUDENT if what.startswith("student") else "default"
-            scorer = XLScorer.offline(
-                precision=precision, device=dev, fields=fields, estimator=estimator
-            )
+            scorer = XLScorer.offline(dtype=dtype, device=dev, fields=fields, estimator=estimator)
             if "paper" in scorer.fields:
                 scorer.paper.maps.dictionary_map()
             out["precision"] = scorer.estimator.signature()
         else:
-            est = QualityEstimator.load(precision=precision, device=dev)
+            est = QualityEstimator.load(dtype=dtype, device=dev)
             out["precision"] = est.signature()
     elif what == "floor-default":
-        est = QualityEstimator.load(precision="fp32", device=dev)
+        est = QualityEstimator.load(dtype="fp32", device=dev)
         est.model.encoder.set_attn_implementation("eager")
         jobs = []
         if est.separate_similarity:  # e5@9 over both sides
-            ru = Encoder.load("pack:e5-small", precision="fp32", device=dev)
+            ru = Encoder.load("pack:e5-small", dtype="fp32", device=dev)
             ru.model.set_attn_implementation("eager")
             jobs.append((ru, _sentence_ids(ru, mt + src)))
         out["sim"] = bool(jobs)
         pairs = list(dict.fromkeys(zip(src, mt)))
         pair_ids = [e.ids for e in est._encode(pairs, est.max_length)[0]]
     elif what.startswith(("floor", "onnx")):
-        e5 = Encoder.load("pack:e5-small", layer=9, precision="fp32", device=dev)
+        e5 = Encoder.load("pack:e5-small", layer=9, dtype="fp32", device=dev)
         ids = _sentence_ids(e5, src + mt)
         if not what.startswith("onnx"):
             kind, attention, layout, threads = FLOORS[what]
@@ -232,8 +230,8 @@ def child(args: argparse.Namespace) -> dict:
             if threads:
                 torch.set_num_threads(threads)
     elif not what.startswith("bert_score"):
-        e5 = Encoder.load("pack:e5-small", layer=9, precision=precision, device=dev)
-        out["precision"] = e5.precision
+        e5 = Encoder.load("pack:e5-small", layer=9, dtype=dtype, device=dev)
+        out["precision"] = e5.dtype
         if what.startswith("xlscore-multi"):
             scorer = XLScorer(
                 multilingual=e5, variant="all", lexicon=Lexicon.mueller7(), estimator=None
@@ -254,7 +252,7 @@ def child(args: argparse.Namespace) -> dict:
         t = time.perf_counter() - runs  # only the runs are timed, not the export
     elif what.startswith("floor"):
         with e5._truncated(9):
-            _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, precision=kind, layout=layout)
+            _run_passes(model, ids, e5.tokenizer.pad_token_id or 0, dtype=kind, layout=layout)
     elif what.startswith("xlscore-multi"):
         out["scores"] = [r.f1 for r in scorer.score(src, mt)]
     elif what.startswith("compat"):
@@ -294,8 +292,8 @@ def warm(paper: bool = True) -> dict:
     packs.path("e5-small")
     Lexicon.mueller7()
     english_word_list()
-    for precision in ("auto", "fp32") if paper else ():
-        XLScorer.offline(precision=precision, estimator=None).paper.maps.dictionary_map()
+    for dtype in ("auto", "fp32") if paper else ():
+        XLScorer.offline(dtype=dtype, estimator=None).paper.maps.dictionary_map()
     return {}
 
 
@@ -483,12 +481,12 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             vs_bert("xlscore-multi-auto", bold=True),
         ),
         row(
-            "xlscore, multilingual e5@9, all words, `--precision fp32`",
+            "xlscore, multilingual e5@9, all words, `--dtype fp32`",
             "xlscore-multi-fp32",
             vs_bert("xlscore-multi-fp32"),
         ),
         row(
-            "xlscore, multilingual e5@9, all words, `--precision int8`",
+            "xlscore, multilingual e5@9, all words, `--dtype int8`",
             "xlscore-multi-int8",
             vs_bert("xlscore-multi-int8"),
         ),
@@ -538,7 +536,7 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             f"**{sec[bert] / sec['default-auto']:.2f}× bert_score's pairs/s**",
         ),
         row(
-            "xlscore default, `--precision fp32`",
+            "xlscore default, `--dtype fp32`",
             "default-fp32",
             f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"
             if "default-fp32" in sec
@@ -563,7 +561,7 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             "default-cpu-fp32",
         ),
         row(
-            "xlscore default, `--precision int8`, `--fields score`",
+            "xlscore default, `--dtype int8`, `--fields score`",
             "default-score-int8",
             f"{sec['default-score-auto'] / sec['default-score-int8']:.2f}× as fast as "
             f"{auto}; {sec[bert] / sec['default-score-int8']:.2f}× bert_score's pairs/s"

@@ -1,4 +1,4 @@
-"""Does the fast arithmetic change agreement with people? The exact path (``--precision fp32``)
+"""Does the fast arithmetic change agreement with people? The exact path (``--dtype fp32``)
 against the default (``auto``: bfloat16 where the processor has bf16 units) and int8, on every
 MT translation of both MQM sets.
 
@@ -33,22 +33,22 @@ from xlscore.evaluation.challenge import read_challenge, run_challenge
 
 CHALLENGE = Path(__file__).resolve().parent.parent / "data" / "challenge" / "challenge.tsv"
 
-PRECISIONS = ("fp32", "auto", "int8")
+DTYPES = ("fp32", "auto", "int8")
 
 #: per shipped estimator, the MQM set of this study its training left out
 HELD_OUT = {"rtm15-e5s": "the WMT22 dev set", "adq-e5s": "newstest2021"}
 
 
-def _scorer(kind: str, precision: str) -> XLScorer:
+def _scorer(kind: str, dtype: str) -> XLScorer:
     if kind == "default":
-        return XLScorer.offline(precision=precision)
+        return XLScorer.offline(dtype=dtype)
     return XLScorer(
         multilingual="pack:e5-small",
         layer=9,
         variant="all",
         estimator=None,
         lexicon=Lexicon.mueller7(),
-        precision=precision,
+        dtype=dtype,
     )
 
 
@@ -77,8 +77,8 @@ def main() -> None:
     ]
     for kind in ("default", "multilingual"):
         exact: dict[str, np.ndarray] = {}
-        for precision in PRECISIONS:
-            scorer = _scorer(kind, precision)
+        for dtype in DTYPES:
+            scorer = _scorer(kind, dtype)
             part = (
                 scorer.estimator.signature()
                 if kind == "default"
@@ -87,7 +87,7 @@ def main() -> None:
             t = time.perf_counter()
             got = {name: _scores(scorer, kind, rows) for name, rows in sets.items()}
             seconds = time.perf_counter() - t
-            if precision == "fp32":
+            if dtype == "fp32":
                 exact = got
             stats = {}
             for name, rows in sets.items():
@@ -106,7 +106,7 @@ def main() -> None:
                 f"{table[weakest].wins}/{table[weakest].total})"
             )
             lines.append(
-                f"| {kind} | {precision} | `{part}` | {stats['news']['seg_kendall']} | "
+                f"| {kind} | {dtype} | `{part}` | {stats['news']['seg_kendall']} | "
                 f"{stats['news']['sys_kendall']} | {stats['qe22']['global_spearman']} "
                 f"| {challenge} | {change} | {seconds:.0f} |"
             )

@@ -50,7 +50,7 @@ def main() -> None:
             f"{source} does not exist: run estimator.py run --model-id "
             f"{args.model_id} --folds {args.fold} first"
         )
-    model = QualityEstimator.load(source, precision="fp32")
+    model = QualityEstimator.load(source, dtype="fp32")
     shipped = Recipe()
     if (model.recipe.delta_rank, model.recipe.delta_bits) != (
         shipped.delta_rank,

@@ -228,30 +228,28 @@ def _device_key(device) -> str | None:
     return None if device is None else str(device)
 
 
-def shared_encoder(spec: str, layer=None, device=None, *, precision: str = "auto", prefix=None):
+def shared_encoder(spec: str, layer=None, device=None, *, dtype: str = "auto", prefix=None):
     """``Encoder.load(spec, ...)`` of a pack, loaded once per test session: every test that
     asks for the same pack with the same settings gets the same object (encoders are not
     changed by scoring). Another layer is a view of the loaded model (``with_layer``, what
-    ``Encoder.load(spec, layer)`` gives too); precisions are told apart by what they mean
+    ``Encoder.load(spec, layer)`` gives too); dtypes are told apart by what they mean
     here (``auto`` is ``fp32`` or ``bf16``, as the encoder itself records)."""
+    from xlscore.encoders.arithmetic import resolve
     from xlscore.encoders.models import resolve_device
-    from xlscore.encoders.precision import resolve
 
     dev = resolve_device(device)
-    key = ("encoder", spec, str(dev), resolve(precision, dev), prefix)
+    key = ("encoder", spec, str(dev), resolve(dtype, dev), prefix)
     if key not in _MODELS:
-        _MODELS[key] = _REAL_LOADS["encoder"](
-            spec, None, device, precision=precision, prefix=prefix
-        )
+        _MODELS[key] = _REAL_LOADS["encoder"](spec, None, device, dtype=dtype, prefix=prefix)
     enc = _MODELS[key]
     return enc if layer is None else enc.with_layer(layer)
 
 
-def shared_estimator(spec: str = "default", *, device=None, precision: str = "auto"):
+def shared_estimator(spec: str = "default", *, device=None, dtype: str = "auto"):
     """``QualityEstimator.load(spec, ...)`` of a shipped estimator, loaded once per session."""
-    key = ("estimator", spec, _device_key(device), precision)
+    key = ("estimator", spec, _device_key(device), dtype)
     if key not in _MODELS:
-        _MODELS[key] = _REAL_LOADS["estimator"](spec, device=device, precision=precision)
+        _MODELS[key] = _REAL_LOADS["estimator"](spec, device=device, dtype=dtype)
     return _MODELS[key]
 
 

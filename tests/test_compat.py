@@ -30,7 +30,7 @@ def _close(ours, theirs, tol=1e-4):
 def test_equals_bert_score_on_e5_pack():
     sources = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:6]
     mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()[:6]
-    enc = Encoder.load("pack:e5-small", layer=9, precision="fp32")  # bert_score's float32
+    enc = Encoder.load("pack:e5-small", layer=9, dtype="fp32")  # bert_score's float32
     cands, refs = [*mt, "  " + mt[0] + " "], [*sources, sources[0]]  # stripping as bert_score
     ours = bert_score_compatible(cands, refs, enc)
     _close(ours, _reference(cands, refs, packs.path("e5-small"), 9))
@@ -42,7 +42,7 @@ def test_equals_bert_score_on_e5_pack():
 
 def test_equals_bert_score_on_a_wordpiece_bert(tmp_path):
     folder = make_wordpiece_bert(tmp_path / "wp", layers=3)
-    enc = Encoder.load(folder, layer=2, precision="fp32")
+    enc = Encoder.load(folder, layer=2, dtype="fp32")
     cands = ["the cat sat on the mat", "неровно сложенный кусок бумаги", "a b c"]
     refs = ["the cats sat", "что-то бумаги.", "x xx 1 2"]
     _close(bert_score_compatible(cands, refs, enc), _reference(cands, refs, folder, 2))

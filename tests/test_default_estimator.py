@@ -108,7 +108,7 @@ def test_scores_do_not_depend_on_order_batch_or_neighbours(demo, default_estimat
     assert np.array_equal(half, np.array([r.estimate for r in res[::2]]))
     one = est.predict(src[5:6], mt[5:6])
     assert one[0] == res[5].estimate
-    exact = QualityEstimator.load(precision="fp32")
+    exact = QualityEstimator.load(dtype="fp32")
     a = exact.predict(src, mt)
     assert np.array_equal(a[perm], exact.predict([src[i] for i in perm], [mt[i] for i in perm]))
     assert np.abs(a - np.array([r.estimate for r in res])).max() < 0.05

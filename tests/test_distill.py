@@ -46,10 +46,10 @@ def test_raw_targets_keep_the_given_scale():
 
 
 def test_a_student_keeps_the_lowest_layers_and_survives_saving(unigram_dir, tmp_path):
-    full = QualityEstimator(str(unigram_dir), recipe=replace(TINY, layers=0), precision="fp32")
+    full = QualityEstimator(str(unigram_dir), recipe=replace(TINY, layers=0), dtype="fp32")
     depth = len(full.model.encoder.encoder.layer)
     assert depth >= 2
-    student = student_of(0.25, TINY, base=str(unigram_dir), precision="fp32")
+    student = student_of(0.25, TINY, base=str(unigram_dir), dtype="fp32")
     assert len(student.model.encoder.encoder.layer) == 1
     # its lowest layer is the base's own before training
     a = full.model.encoder.encoder.layer[0].state_dict()
@@ -61,7 +61,7 @@ def test_a_student_keeps_the_lowest_layers_and_survives_saving(unigram_dir, tmp_
     # scores would keep them about 0
     assert np.isfinite(pred).all() and pred.mean() < -0.25
     path = student.save(tmp_path / "student.safetensors")
-    again = QualityEstimator.load(path, precision="fp32")
+    again = QualityEstimator.load(path, dtype="fp32")
     assert len(again.model.encoder.encoder.layer) == 1 and again.check_weight == 0.25
     assert again.recipe.layers == 1 and again.recipe.targets == "raw"
     assert np.allclose(again.predict(EN, RU), pred, atol=1e-6)

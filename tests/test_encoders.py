@@ -21,7 +21,7 @@ def direct_hidden(enc: Encoder, text: str, layer: int) -> tuple[list[str], torch
 
 
 def test_wordpiece_pieces_merge_into_whole_words(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, layer=2, precision="fp32")
+    enc = Encoder.load(wordpiece_dir, layer=2, dtype="fp32")
     [wv] = enc.embed_words(["неровно сложенный кусок"])
     assert wv.words == ["неровно", "сложенный", "кусок"]
     tokens, hidden = direct_hidden(enc, "неровно сложенный кусок", 2)
@@ -39,7 +39,7 @@ def test_sentencepiece_gives_the_same_words_as_wordpiece(wordpiece_dir, unigram_
 
 
 def test_piece_straddling_two_words_goes_to_both(unigram_dir):
-    enc = Encoder.load(unigram_dir, layer=1, precision="fp32")
+    enc = Encoder.load(unigram_dir, layer=1, dtype="fp32")
     text = "сло, x"
     tokens, hidden = direct_hidden(enc, text, 1)
     # the tokenizer's vocabulary makes "о," one piece across the word "сло" and the comma
@@ -53,7 +53,7 @@ def test_piece_straddling_two_words_goes_to_both(unigram_dir):
 
 
 def test_layer_numbering(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, precision="fp32")
+    enc = Encoder.load(wordpiece_dir, dtype="fp32")
     assert enc.n_layers == 3 and enc.layer == 2  # default: three quarters of 3
     text = "the cat sat on the mat"
     for layer, resolved in [(0, 0), (1, 1), (3, 3), (-1, 3), (-4, 0)]:
@@ -67,12 +67,12 @@ def test_layer_numbering(wordpiece_dir):
             enc.with_layer(bad)
 
 
-@pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir, precision):
+@pytest.mark.parametrize("dtype", ["fp32", "bf16"])
+def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir, dtype):
     """Bit-identical vectors whatever else is embedded, in whatever order, on 1 or 2 threads:
     each pass has a shape fixed by the sentence's own length."""
-    enc = Encoder.load(unigram_dir, precision=precision)
-    assert enc.precision == precision
+    enc = Encoder.load(unigram_dir, dtype=dtype)
+    assert enc.dtype == dtype
     sents = [
         "сло, x",
         "the cats",
@@ -98,22 +98,22 @@ def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir,
     assert torch.equal(ref[1].vectors, ref[5].vectors)
 
 
-def test_fast_precisions_stay_close_to_fp32(unigram_dir):
+def test_fast_dtypes_stay_close_to_fp32(unigram_dir):
     sents = ["неровно сложенный кусок, a b", "the cats", "что-то"]
-    exact = Encoder.load(unigram_dir, precision="fp32").embed_words(sents)
-    for precision, tol in (("bf16", 0.1), ("int8", 0.2)):
-        enc = Encoder.load(unigram_dir, precision=precision)
-        assert enc.describe()["precision"] == precision
+    exact = Encoder.load(unigram_dir, dtype="fp32").embed_words(sents)
+    for dtype, tol in (("bf16", 0.1), ("int8", 0.2)):
+        enc = Encoder.load(unigram_dir, dtype=dtype)
+        assert enc.describe()["dtype"] == dtype
         for a, b in zip(exact, enc.embed_words(sents)):
             cos = torch.nn.functional.cosine_similarity(a.vectors, b.vectors)
-            assert (1 - cos).max() < tol, precision
-    assert Encoder.load(unigram_dir, precision="auto").precision in ("fp32", "bf16")
+            assert (1 - cos).max() < tol, dtype
+    assert Encoder.load(unigram_dir, dtype="auto").dtype in ("fp32", "bf16")
 
 
-def test_unknown_or_impossible_precision_is_refused(unigram_dir):
-    with pytest.raises(ModelError, match="unknown precision 'int4'"):
-        Encoder.load(unigram_dir, precision="int4")
-    from xlscore.encoders.precision import resolve
+def test_unknown_or_impossible_dtype_is_refused(unigram_dir):
+    with pytest.raises(ModelError, match="unknown dtype 'int4'"):
+        Encoder.load(unigram_dir, dtype="int4")
+    from xlscore.encoders.arithmetic import resolve
 
     with pytest.raises(ModelError, match="CPU only"):
         resolve("int8", torch.device("cuda"))
@@ -163,7 +163,7 @@ def test_windows_cover_every_piece_once():
 
 
 def test_prefix_pieces_are_not_words(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, prefix="x ", precision="fp32")
+    enc = Encoder.load(wordpiece_dir, prefix="x ", dtype="fp32")
     [wv] = enc.embed_words(["the cat"])
     assert wv.words == ["the", "cat"]
     tokens, hidden = direct_hidden(enc, "the cat", enc.layer)
@@ -221,7 +221,7 @@ def test_several_layers_in_one_pass_equal_single_layers(wordpiece_dir):
 
 
 def test_sentence_embeddings_mean_every_token(wordpiece_dir):
-    enc = Encoder.load(wordpiece_dir, precision="fp32")
+    enc = Encoder.load(wordpiece_dir, dtype="fp32")
     emb = enc.embed_sentences(["the cat sat", "", "the cat sat"])
     batch = enc.tokenizer(["the cat sat"], return_tensors="pt")
     with torch.inference_mode():

@@ -44,7 +44,7 @@ RECIPE = Recipe(
 
 @pytest.fixture(scope="module")
 def trained(unigram_dir):
-    return QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(_data())
+    return QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(_data())
 
 
 def test_fit_predicts_finite_scores_and_saves_a_small_file(trained, tmp_path):
@@ -54,7 +54,7 @@ def test_fit_predicts_finite_scores_and_saves_a_small_file(trained, tmp_path):
     path = trained.save(tmp_path / "tiny.safetensors")
     assert trained.signature().startswith("est:tiny#") and trained.signature().endswith("@fp32")
     assert len(trained.digest) == 64
-    again = QualityEstimator.load(path, precision="fp32")
+    again = QualityEstimator.load(path, dtype="fp32")
     assert again.digest == trained.digest and again.name == "tiny"
     assert np.allclose(again.predict(WORDS_EN, WORDS_RU), pred, atol=1e-6)
     assert again.meta["recipe"]["delta_rank"] == 2 and len(again.meta["data"]) == 2
@@ -74,18 +74,18 @@ def test_predictions_do_not_depend_on_order_neighbours_or_duplicates(trained):
 
 def test_bf16_is_close_to_fp32(trained):
     fp32 = trained.predict(WORDS_EN, WORDS_RU)
-    trained.precision = "bf16"
+    trained.dtype = "bf16"
     try:
         bf16 = trained.predict(WORDS_EN, WORDS_RU)
     finally:
-        trained.precision = "fp32"
+        trained.dtype = "fp32"
     assert np.abs(bf16 - fp32).max() < 0.05
 
 
 def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path, monkeypatch):
     import xlscore.estimator.training as training
 
-    whole = QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(_data())
+    whole = QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(_data())
     real, calls = training.batch_loss, {"n": 0}
 
     def dies_on_the_fifth(*args, **kwargs):
@@ -97,7 +97,7 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
     ckpt = tmp_path / "run.ckpt"
     monkeypatch.setattr(training, "batch_loss", dies_on_the_fifth)
     with pytest.raises(KeyboardInterrupt):
-        QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(
+        QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(
             _data(), checkpoint=ckpt, checkpoint_every=2
         )
     from safetensors import safe_open
@@ -106,7 +106,7 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
         assert json.loads(fh.metadata()["xlscore_checkpoint"])["step"] == 4
     assert list(tmp_path.iterdir()) == [ckpt]  # one file, no half-written rest
     monkeypatch.setattr(training, "batch_loss", real)
-    resumed = QualityEstimator(str(unigram_dir), recipe=RECIPE, precision="fp32").fit(
+    resumed = QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(
         _data(), checkpoint=ckpt, checkpoint_every=2
     )
     assert np.allclose(
@@ -135,13 +135,11 @@ def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
 
     one = replace(RECIPE, delta_rank=0)
     members = [
-        QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s), precision="fp32").fit(
-            _data()
-        )
+        QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s), dtype="fp32").fit(_data())
         for s in (1, 2)
     ]
     ckpt = tmp_path / "soup.ckpt"
-    soup = QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2), precision="fp32").fit(
+    soup = QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2), dtype="fp32").fit(
         _data(), checkpoint=ckpt
     )
     assert soup.log.steps == sum(m.log.steps for m in members)
@@ -212,8 +210,8 @@ def test_bad_calls_are_refused(trained, unigram_dir):
         trained.predict(["a", "b"], ["а", 3])
     with pytest.raises(XLScoreError, match="not trained"):
         QualityEstimator(str(unigram_dir)).save("x.safetensors")
-    with pytest.raises(XLScoreError, match="unknown precision"):
-        QualityEstimator(str(unigram_dir), precision="int3")
+    with pytest.raises(XLScoreError, match="unknown dtype"):
+        QualityEstimator(str(unigram_dir), dtype="int3")
     with pytest.raises(TypeError):
         QualityEstimator(str(unigram_dir)).fit(_data()[0])
     assert trained.predict([], []).shape == (0,)
@@ -273,7 +271,7 @@ def _marked():
 
 @pytest.fixture(scope="module")
 def extended(unigram_dir):
-    return QualityEstimator(str(unigram_dir), recipe=EXTENDED, precision="fp32").fit(_marked())
+    return QualityEstimator(str(unigram_dir), recipe=EXTENDED, dtype="fp32").fit(_marked())
 
 
 def test_the_extended_model_reports_parts_words_and_spans(extended, tmp_path):
@@ -293,7 +291,7 @@ def test_the_extended_model_reports_parts_words_and_spans(extended, tmp_path):
     # trained, the adequacy layer is no longer the zero it starts from
     assert any(abs(e.adequacy) > 0 for e in res)
     assert extended.model.align_std.min() > 0
-    again = QualityEstimator.load(extended.save(tmp_path / "ext.safetensors"), precision="fp32")
+    again = QualityEstimator.load(extended.save(tmp_path / "ext.safetensors"), dtype="fp32")
     assert again.model.use_align and again.model.use_words
     assert np.allclose(again.predict(src, mt), pred, atol=1e-6)
     assert [e.error_spans for e in again.estimate(src, mt)] == [e.error_spans for e in res]
@@ -327,7 +325,7 @@ def _saved_with(trained, path, **weights):
     finally:
         for k, v in before.items():
             setattr(trained, k, v)
-    return QualityEstimator.load(saved, precision="fp32")
+    return QualityEstimator.load(saved, dtype="fp32")
 
 
 def _museum_lexicon(tmp_path):
@@ -467,14 +465,14 @@ def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
 
 def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp_path):
     est = QualityEstimator(
-        str(unigram_dir), recipe=replace(RECIPE, delta_rank=0), precision="fp32"
+        str(unigram_dir), recipe=replace(RECIPE, delta_rank=0), dtype="fp32"
     ).fit(_data())
     full = est.predict(WORDS_EN, WORDS_RU)
     big = est.save(tmp_path / "full.safetensors").stat().st_size
     est.recompress(2, 8)
     small = est.save(tmp_path / "small.safetensors")
     assert small.stat().st_size < big and est.meta["recipe"]["delta_rank"] == 2
-    again = QualityEstimator.load(small, precision="fp32")
+    again = QualityEstimator.load(small, dtype="fp32")
     assert again.recipe.delta_rank == 2
     assert np.allclose(
         again.predict(WORDS_EN, WORDS_RU), est.predict(WORDS_EN, WORDS_RU), atol=1e-6
@@ -486,7 +484,7 @@ def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp
 
 def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_path):
     recipe = replace(RECIPE, freeze_layers=1, head_hidden=8, da_regression=True)
-    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32")
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32")
     before = {k: v.detach().clone() for k, v in est.model.named_parameters()}
     est.fit(_data())
     after = dict(est.model.named_parameters())
@@ -503,7 +501,7 @@ def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_p
     }
     pred = est.predict(WORDS_EN, WORDS_RU)
     path = est.save(tmp_path / "frozen.safetensors")
-    again = QualityEstimator.load(path, precision="fp32")
+    again = QualityEstimator.load(path, dtype="fp32")
     assert again.recipe.freeze_layers == 1 and again.recipe.head_hidden == 8
     assert np.allclose(again.predict(WORDS_EN, WORDS_RU), pred, atol=1e-6)
 
@@ -523,7 +521,7 @@ def test_layer_decay_slows_lower_layers_and_a_frozen_start_trains_the_heads_firs
     )
     # all of the first epoch frozen: the encoder keeps its weights, the heads learn
     frozen = QualityEstimator(
-        str(unigram_dir), recipe=replace(RECIPE, epochs=1.0, frozen_start=0.99), precision="fp32"
+        str(unigram_dir), recipe=replace(RECIPE, epochs=1.0, frozen_start=0.99), dtype="fp32"
     )
     before = {k: v.detach().clone() for k, v in frozen.model.named_parameters()}
     frozen.fit(_data())
@@ -543,7 +541,7 @@ def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir,
     assert flags == (0, 3, 3, 0)  # Latin letters (bit 0), copied from the source (bit 1)
     assert word_evidence("a b", "кот cat", [(0, 3), (4, 7)]) == (0, 1)
     est = QualityEstimator(
-        str(unigram_dir), recipe=replace(EXTENDED, word_evidence=True), precision="fp32"
+        str(unigram_dir), recipe=replace(EXTENDED, word_evidence=True), dtype="fp32"
     )
     hidden = est.model.encoder.config.hidden_size
     assert est.model.word.in_features == hidden + 1 + len(EVIDENCE)
@@ -560,7 +558,7 @@ def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir,
         _, with_flags = est.model(ids, mask, side, evidence)
         _, without = est.model(ids, mask, side, torch.zeros_like(evidence))
     assert not torch.allclose(with_flags, without)
-    again = QualityEstimator.load(est.save(tmp_path / "ev.safetensors"), precision="fp32")
+    again = QualityEstimator.load(est.save(tmp_path / "ev.safetensors"), dtype="fp32")
     assert again.recipe.word_evidence and again.model.use_evidence
     assert np.allclose(again.predict(src, mt), est.predict(src, mt), atol=1e-6)
 
@@ -569,7 +567,7 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
     unigram_dir, tmp_path
 ):
     recipe = replace(RECIPE, synthetic=0.5, synthetic_weight=0.0, meaning_weight=1.0, head_hidden=8)
-    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32").fit(_data())
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(_data())
     assert est.model.use_meaning and est.meaning_blend == 0.0
     plain = est.estimate(WORDS_EN, WORDS_RU)
     # trained, the head says something, but with no blend the score is the sentence head's
@@ -582,7 +580,7 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
         assert b.meaning == pytest.approx(a.meaning, abs=1e-6)
         assert b.score == pytest.approx(a.score + 2.0 * a.meaning, abs=1e-5)
         assert b.adequacy == pytest.approx(2.0 * a.meaning, abs=1e-5)
-    again = QualityEstimator.load(est.save(tmp_path / "m.safetensors"), precision="fp32")
+    again = QualityEstimator.load(est.save(tmp_path / "m.safetensors"), dtype="fp32")
     assert again.meaning_blend == 2.0 and again.describe()["meaning_blend"] == 2.0
     assert np.allclose(again.predict(WORDS_EN, WORDS_RU), [e.score for e in blended], atol=1e-5)
     with pytest.raises(XLScoreError, match="finite weight"):
@@ -602,12 +600,12 @@ def test_a_meaning_detector_says_log_p_clean_and_keeps_its_kind_in_the_file(unig
         meaning_loss="detect",
         head_hidden=8,
     )
-    est = QualityEstimator(str(unigram_dir), recipe=recipe, precision="fp32").fit(_data())
+    est = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(_data())
     assert est.model.meaning_detect
     found = est.estimate(WORDS_EN, WORDS_RU)
     assert all(e.meaning < 0 for e in found) and len({round(e.meaning, 6) for e in found}) > 1
     est.meaning_blend = 0.5
-    again = QualityEstimator.load(est.save(tmp_path / "d.safetensors"), precision="fp32")
+    again = QualityEstimator.load(est.save(tmp_path / "d.safetensors"), dtype="fp32")
     assert again.recipe.meaning_loss == "detect" and again.model.meaning_detect
     assert np.allclose(
         [e.meaning for e in again.estimate(WORDS_EN, WORDS_RU)], [e.meaning for e in found]

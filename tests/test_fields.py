@@ -106,7 +106,9 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
     # (other chunk sizes agree to about 1e-6, as XLScorer.iter_score says)
     assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
     assert scorer.paper.maps.last is None  # no map was fitted
-    corpus = scorer._prepare_chunk(SOURCES[:1], TRANSLATIONS[:1], False)
+    corpus = scorer.anchoring.prepare(
+        SOURCES[:1], TRANSLATIONS[:1], vectors=scorer.final.computes_similarity, translate=False
+    )
     with pytest.raises(XLScoreError, match="without the paper's columns"):
         scorer.paper.score_prepared(corpus)
 

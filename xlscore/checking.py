@@ -9,6 +9,7 @@ any (a ``check_weight``); else none.
 
 from __future__ import annotations
 
+from xlscore.finding import Finding
 from xlscore.metric.corpus import PreparedCorpus
 
 
@@ -44,6 +45,8 @@ class Checking:
         from xlscore.estimator.checks import find_mismatches
 
         sources, translations = corpus.texts()
-        corpus.findings = [
-            tuple(find_mismatches(s, t, self.names)) for s, t in zip(sources, translations)
-        ]
+        found: dict[tuple[str, str], tuple[Finding, ...]] = {}
+        for pair in zip(sources, translations):
+            if pair not in found:  # a pair that recurs (one engine's copy of another) once
+                found[pair] = tuple(find_mismatches(*pair, self.names))
+        corpus.findings = [found[pair] for pair in zip(sources, translations)]

@@ -129,15 +129,24 @@ class FinalScore:
         results: Sequence[ScoreResult],
         on_pairs: Callable[[int], None] | None = None,
     ) -> list[ScoreResult]:
-        """``results`` with ``estimate`` (the estimator's prediction), its ``adequacy`` part,
-        the predicted ``error_spans`` and ``score``. For an estimator with a
-        ``similarity_weight`` ``w``, ``score = estimate - w * (1 - similarity)``, ``similarity``
-        being the all-words F1 of :data:`SIMILARITY_ENCODER` between source and translation
-        with the foreign-text penalty; otherwise the prediction pulled towards the estimator's
-        floor by the share of foreign words. An estimator's ``check_weight`` ``b`` subtracts
-        ``b`` per reliable check finding (:func:`xlscore.estimator.checks.reliable_findings`).
-        An empty translation or source gets the lowest score there is: the floor, minus
-        ``2 * w`` (the similarity's range is [-1, 1])."""
+        """The estimator's part of each result: its prediction and the score made from it.
+
+        For an estimator with a ``similarity_weight`` ``w``, ``score = estimate - w * (1 -
+        similarity)`` (``similarity``: the all-words F1 of :data:`SIMILARITY_ENCODER` with the
+        foreign-text penalty); otherwise the prediction pulled towards the estimator's floor
+        by the share of foreign words. Its ``check_weight`` ``b`` subtracts ``b`` per finding
+        that counts (:func:`xlscore.estimator.checks.counted`). An empty translation or source
+        gets the lowest score there is: the floor, minus ``2 * w``.
+
+        Args:
+            corpus: the prepared pairs (their findings, when the checks ran).
+            results: their results so far, in the corpus's order.
+            on_pairs: told how many pairs each estimator pass has read.
+
+        Returns:
+            ``results`` with ``estimate``, its ``adequacy`` part, the predicted
+            ``error_spans``, ``similarity`` and ``score``.
+        """
         if self.estimator is None:
             raise XLScoreError("this scorer has no estimator")
         floor, w = self.estimator.floor, self.estimator.similarity_weight

@@ -34,15 +34,14 @@ from xlscore.metric.corpus import (
     segment_chunks,
     segment_pairs,
 )
-from xlscore.metric.evidence import Evidence
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import ALIGNMENTS
-from xlscore.metric.paper import PaperScorer, checked_variant, evidence, findings, flags
+from xlscore.metric.pair_parts import unscored
+from xlscore.metric.paper import PaperScorer, checked_variant
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import WordTranslator, make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
 from xlscore.signature import KEYS, signature_line
-from xlscore.text.words import normalize_text
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -61,10 +60,32 @@ OFFLINE_EN = "pack:minilm-en"
 OFFLINE_RU = "pack:e5-small"
 
 
-def _encoder(spec, layer, device, precision) -> Encoder:
+def _encoder(spec, layer, device, dtype) -> Encoder:
     if isinstance(spec, Encoder):
         return spec if layer is None else spec.with_layer(layer)
-    return Encoder.load(spec, layer=layer, device=device, precision=precision)
+    return Encoder.load(spec, layer=layer, device=device, dtype=dtype)
+
+
+def _encoders(
+    en_model, ru_model, multilingual, layer, device, dtype: str, alignment, *, paper: frozenset
+) -> tuple[Encoder | Callable[[], Encoder], Encoder]:
+    """The English and Russian encoders of :class:`XLScorer`'s arguments (one for both sides
+    with ``multilingual``); the offline default's English encoder serves the paper's columns
+    alone, so without ``"paper"`` among the fields it loads on first use, not here."""
+    if multilingual is not None:
+        if en_model is not None or ru_model is not None:
+            raise XLScoreError("give either multilingual= or en_model=/ru_model=, not both")
+        if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
+            raise XLScoreError("a single multilingual encoder takes no alignment")
+    en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
+    if multilingual is not None:
+        both = _encoder(multilingual, en_layer, device, dtype)
+        other = ru_layer != en_layer and ru_layer is not None
+        return both, both.with_layer(ru_layer) if other else both
+    english = (en_model or OFFLINE_EN, en_layer, device, dtype)
+    lazy = en_model in (None, OFFLINE_EN) and "paper" not in paper
+    en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
+    return en, _encoder(ru_model or OFFLINE_RU, ru_layer, device, dtype)
 
 
 class XLScorer:
@@ -86,8 +107,8 @@ class XLScorer:
         variant: ``"anchors"`` or ``"all"`` words in the paper's BERTScore.
         estimator: ``"default"`` (the shipped one), a shipped name, a ``.safetensors`` path or
             a :class:`QualityEstimator` whose prediction is ``score``; ``None``: the paper's F1.
-        precision: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
-            loaded here (:mod:`xlscore.encoders.precision`); objects keep their own.
+        dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
+            loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
         consensus: without an estimator, blend each candidate's agreement with the others of
             its source into ``score`` when three or more are scored together.
         idf, rescale, baseline, align_center, align_normalize: the paper's BERTScore options
@@ -116,33 +137,18 @@ class XLScorer:
         align_center: bool = False,
         align_normalize: bool = True,
         estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
-        precision: str = "auto",
+        dtype: str = "auto",
         fields: str | Iterable[str] | None = None,
     ) -> None:
         # the settings are checked before any model loads
         checked_variant(variant, "anchors")
         chosen = resolve_fields(fields, estimator=estimator is not None)
         check_consensus(estimator is not None, consensus)
-        if multilingual is not None:
-            if en_model is not None or ru_model is not None:
-                raise XLScoreError("give either multilingual= or en_model=/ru_model=, not both")
-            if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
-                raise XLScoreError("a single multilingual encoder takes no alignment")
-        en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
-        en: Encoder | Callable[[], Encoder]
-        if multilingual is not None:
-            en = ru = _encoder(multilingual, en_layer, device, precision)
-            if ru_layer != en_layer and ru_layer is not None:
-                ru = en.with_layer(ru_layer)
-        else:
-            english = (en_model or OFFLINE_EN, en_layer, device, precision)
-            # the offline default's English encoder serves the paper's columns alone: it is
-            # loaded when they (or the map) are first asked for, not before
-            lazy = en_model in (None, OFFLINE_EN) and "paper" not in chosen
-            en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
-            ru = _encoder(ru_model or OFFLINE_RU, ru_layer, device, precision)
+        en, ru = _encoders(
+            en_model, ru_model, multilingual, layer, device, dtype, alignment, paper=chosen
+        )
         if estimator is not None and not isinstance(estimator, QualityEstimator):
-            estimator = QualityEstimator.load(estimator, device=device, precision=precision)
+            estimator = QualityEstimator.load(estimator, device=device, dtype=dtype)
         lexicon = Lexicon.load(lexicon)
         self.similarity = Similarity(ru)
         self.anchoring = Anchoring(lexicon, make_translator(translator, lexicon), self.similarity)
@@ -240,41 +246,53 @@ class XLScorer:
         progress: bool = False,
         on_pairs: Callable[[int], None] | None = None,
     ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
-        """Score a corpus in chunks, yielding ``(segment index, {engine: result})`` in order
-        from segment ``start``; ``translations`` is one list (engine ``""``) or several by
-        engine name. Memory is bounded by the chunk (``chunk_size`` pairs).
+        """Score a corpus in chunks; memory is bounded by the chunk.
 
         Whatever the scores depend on beyond a pair is settled on the whole corpus first, so
         that results do not depend on chunking or on ``start``: idf weights (when ``idf`` and
         none were fitted), the rescaling baseline (when ``rescale`` and none was given) and,
         with ``alignment="corpus"``, the map. A corpus larger than one chunk is then read
-        twice (once to fit the map, once to score). With the same ``chunk_size``, a run
-        started at ``start`` gives bit-identical results to an uninterrupted one (chunks are
-        recomputed whole); other chunk sizes agree to about 1e-6. ``on_pairs``: called with the
-        number of pairs each estimator pass has read, for a progress bar that moves inside a
-        chunk."""
+        twice (once to fit the map, once to score).
+
+        Args:
+            sources: English sources.
+            translations: one list (engine ``""``) or several by engine name.
+            variant: the paper's words, ``"anchors"`` or ``"all"`` (default: the scorer's).
+            chunk_size: pairs per chunk. With the same size, a run started at ``start`` gives
+                bit-identical results to an uninterrupted one (chunks are recomputed whole);
+                other sizes agree to about 1e-6.
+            start: the first segment to yield.
+            progress: show progress bars.
+            on_pairs: called with the number of pairs each estimator pass has read, for a
+                progress bar that moves inside a chunk.
+
+        Returns:
+            ``(segment index, {engine: result})`` in order, from segment ``start``.
+        """
         variant = self.paper.variant_of(variant)
         sources, systems = check_corpus(sources, translations)
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None
         if len(chunks) > 1 and "paper" in self.fields:
-            # the texts as the single-chunk path sees them (normalised), so that idf and the
-            # baseline do not depend on the chunk size
-            all_src = [normalize_text(s) for s in sources for _ in names]
-            all_mt = [normalize_text(v[i]) for i in range(len(sources)) for v in systems.values()]
-            aligner = (
-                paper.fit_map_checked(sources, systems, chunk_size, progress)
-                if paper.maps.mode == "corpus" and not paper.multilingual
-                else paper.maps.choose(None, progress)
-            )
-            settled = paper.settle(all_src, all_mt, variant, aligner, None, progress)
+            settled = paper.settle_corpus(sources, systems, variant, chunk_size, progress)
         for a, b in chunks:
             if b <= start and settled is not None:
                 continue  # (a single chunk is settled even when nothing is left to yield)
             # a chunk is always computed whole, so that resuming reproduces the same batches
             # and therefore the same floating-point results
-            corpus = self._prepare_chunk(*segment_pairs(sources, systems, a, b), progress)
+            src, mt = segment_pairs(sources, systems, a, b)
+            corpus = (
+                paper.prepare_checked(src, mt, progress)
+                if "paper" in self.fields
+                else self.anchoring.prepare(
+                    src,
+                    mt,
+                    vectors=self.final.computes_similarity,
+                    translate="evidence" in self.fields,
+                    progress=progress,
+                )
+            )
             self.checking.run(corpus)
             if settled is None and corpus.paper:
                 settled = paper.settle(*corpus.texts(), variant, None, corpus, progress)
@@ -283,54 +301,13 @@ class XLScorer:
                 corpus,
                 paper.score_core(corpus, variant, *settled)
                 if corpus.paper and settled is not None
-                else self._unscored(corpus),
+                else unscored(corpus, "evidence" in self.fields),
                 [range(k, k + n) for k in range(0, len(corpus), n)],
                 on_pairs,
             )
             for i in range(max(a, start), b):
                 k = (i - a) * n
                 yield i, dict(zip(names, results[k : k + n]))
-
-    def _prepare_chunk(
-        self, sources: list[str], translations: list[str], progress: bool
-    ) -> PreparedCorpus:
-        """A chunk prepared for :meth:`iter_score`: everything when the paper's columns are
-        asked for; else anchors only as far as the evidence needs them (for the foreign-text
-        share and the flags, without any word translation, when it is not asked for either),
-        on both sides embedded once by the similarity encoder when the estimator's similarity
-        or the word alignment needs vectors, and on the words alone (no encoder pass) when
-        nothing does."""
-        if "paper" in self.fields:
-            return self.paper.prepare_checked(sources, translations, progress)
-        enc = self.similarity.encoder()
-        translate = "evidence" in self.fields
-        aligned = translate and self.anchoring.aligned
-        space = None
-        if self.final.computes_similarity or aligned:
-            src = enc.embed_words(sources, progress=progress)
-            mt = enc.embed_words(translations, progress=progress)
-            space = (src, mt)
-        else:
-            src, mt = enc.words_only(sources), enc.words_only(translations)
-        corpus = self.anchoring.anchor(src, mt, translate=translate, space=space)
-        corpus.given, corpus.paper = translations, False
-        return corpus
-
-    def _unscored(self, corpus: PreparedCorpus) -> list[ScoreResult]:
-        """Results of a corpus prepared without the paper's columns: flags, foreign share and
-        (when asked for) evidence; no P/R/F1 or anchors, and a ``score`` that the final score
-        sets."""
-        with_evidence = "evidence" in self.fields
-        return [
-            ScoreResult(
-                score=float("nan"),
-                foreign=anchors.foreign,
-                flags=flags(src, mt, anchors),
-                evidence=evidence(corpus, k) if with_evidence else Evidence(),
-                findings=findings(corpus, k),
-            )
-            for k, (src, mt, anchors) in enumerate(zip(corpus.src, corpus.mt, corpus.anchors))
-        ]
 
     def rank(self, source: str, translations: Sequence[str]) -> list[RankedTranslation]:
         """Rank several translations of one source, best first (the source is embedded once).

@@ -41,7 +41,7 @@ def signature_line(d: dict, qe: QualityEstimator | None) -> str:
     (:data:`KEYS`), whose estimator is ``qe`` (``None``: none)."""
 
     def enc(e: dict) -> str:
-        return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['precision']}"
+        return f"{e['model']}@{e['layer']}#{e['fingerprint'][:8]}/{e['dtype']}"
 
     est = "est:no"
     if qe is not None:

@@ -17,7 +17,7 @@ The score of a pair must not depend on which worker scored it or with what else:
   dictionary, a saved one) and a user-trained estimator are then sent to the workers once,
   through the object store;
 * the quality estimator's forward passes have shapes fixed by each pair's own length
-  (:func:`xlscore.encoders.precision.batch_shape`), so its predictions are bit-identical whatever a
+  (:func:`xlscore.encoders.arithmetic.batch_shape`), so its predictions are bit-identical whatever a
   unit holds;
 * settings whose statistics come from the whole corpus in a form that does not add up
   (``idf``, ``rescale``) and consensus across engines (it needs all candidates of a source in
@@ -157,18 +157,33 @@ def score_dataset(
     progress: bool = False,
     on_unit: Callable[[UnitReport], None] | None = None,
 ) -> BatchSummary:
-    """Score every (source, translation) row of ``inputs`` (Parquet, JSON-lines or TSV files,
-    or folders of them) on Ray, writing ``output/part-NNNNNN.parquet`` files.
+    """Score every (source, translation) row of ``inputs`` on Ray, writing
+    ``output/part-NNNNNN.parquet`` files. Output that a previous run of the same job finished
+    is kept and not scored again.
 
-    ``scorer``: :class:`~xlscore.XLScorer` keyword arguments as names and paths (the
-    default: the offline default scorer); every worker builds the same scorer. ``workers``:
-    actors in the pool, each with ``gpus_per_worker`` GPUs and ``cpus_per_worker`` CPUs
-    (default: less than one CPU each when the workers would fill the machine, so that reading
-    is never starved) and ``threads_per_worker`` torch threads. ``ray_address``: ``"auto"``
-    or an address to join a running cluster; default: this process's Ray, or a local one.
-    Output that a previous run of the same job finished is kept and not scored again; output
-    of another job in ``output`` is an error unless ``overwrite``. ``on_unit`` is called on
-    the driver as each unit is written."""
+    Args:
+        inputs: Parquet, JSON-lines or TSV files, or folders of them.
+        output: the folder of part files; another job's output there is an error unless
+            ``overwrite``.
+        scorer: :class:`~xlscore.XLScorer` keyword arguments as names and paths (default:
+            the offline default scorer); every worker builds the same scorer.
+        columns: which input columns hold the id, engine, source and translation.
+        workers: actors in the pool.
+        gpus_per_worker, cpus_per_worker: each actor's share (CPUs default to less than one
+            each when the workers would fill the machine, so that reading is never starved).
+        threads_per_worker: torch threads per actor.
+        rows_per_file: rows per work unit and output file.
+        allow_empty: score empty texts instead of reporting them in the ``error`` column.
+        keep_text: write the two texts beside the scores.
+        ray_address: ``"auto"`` or an address to join a running cluster; default: this
+            process's Ray, or a local one.
+        temp_dir: Ray's temporary files (default ``TMPDIR/xlscore-ray-UID``).
+        progress: show a progress bar.
+        on_unit: called on the driver as each unit is written.
+
+    Returns:
+        The job's summary: units and rows scored, kept and in error.
+    """
     from xlscore.scorer import XLScorer
 
     t0 = time.perf_counter()

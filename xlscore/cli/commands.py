@@ -352,7 +352,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
     lines = read_lines(args.input, allow_empty=True)
     enc = Encoder.load(
-        args.model, layer=parse_layer(args.layer), device=args.device, precision=args.precision
+        args.model, layer=parse_layer(args.layer), device=args.device, dtype=args.dtype
     )
     result = enc.embed_words(lines, progress=not args.quiet)
     print(f"# {enc!r} fingerprint={enc.fingerprint}")

@@ -36,7 +36,7 @@ from xlscore.cli.options import (
     recipe_type,
 )
 from xlscore.cli.report import add_report_parser
-from xlscore.encoders.precision import PRECISIONS
+from xlscore.encoders.arithmetic import DTYPES
 from xlscore.errors import XLScoreError
 from xlscore.io.writers import WRITERS
 
@@ -273,8 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--layer", help="hidden layer (default: the pack's)")
     p.add_argument(
-        "--precision",
-        choices=list(PRECISIONS),
+        "--dtype",
+        "--precision",  # its former name, kept so that old command lines still run
+        choices=list(DTYPES),
         default="auto",
         help="auto (default), fp32 (exact), bf16, fp16 or int8",
     )

@@ -7,7 +7,7 @@ import argparse
 import math
 from collections.abc import Callable
 
-from xlscore.encoders.precision import PRECISIONS
+from xlscore.encoders.arithmetic import DTYPES
 from xlscore.errors import XLScoreError
 from xlscore.metric.translators import TRANSLATORS
 
@@ -99,8 +99,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "`xlscore train`, or 'none' for the paper's F1",
     )
     g.add_argument(
-        "--precision",
-        choices=list(PRECISIONS),
+        "--dtype",
+        "--precision",  # its former name, kept so that old command lines still run
+        choices=list(DTYPES),
         default="auto",
         help="arithmetic of the encoders and the estimator: auto (bfloat16 where "
         "the hardware computes in it, else float32; default), fp32 (exact), "
@@ -232,7 +233,7 @@ def scorer_options(args: argparse.Namespace) -> dict:
         "idf": args.idf,
         "rescale": args.rescale,
         "device": args.device,
-        "precision": args.precision,
+        "dtype": args.dtype,
         "fields": getattr(args, "fields", None),
     }
 

@@ -1,2 +1,2 @@
 """Encoders that return word vectors: sub-word pieces merged into words, models loaded from the hub
-or from offline packs, arithmetic precision."""
+or from offline packs, the arithmetic they compute in (their ``dtype``)."""

@@ -12,7 +12,7 @@ Layer ``L`` is ``hidden_states[L]``: 0 is the embedding layer, ``L`` the output 
 transformer layer, negative values count from the top (-1 = last). Only the first ``L`` layers
 are run. Sentences are normalised (:func:`xlscore.text.words.normalize_text`), de-duplicated and
 embedded in forward passes whose shape depends only on each sentence's own length
-(:mod:`xlscore.encoders.precision`), in the arithmetic ``precision`` names (default ``"auto"``:
+(:mod:`xlscore.encoders.arithmetic`), in the arithmetic ``dtype`` names (default ``"auto"``:
 bfloat16 where the hardware computes in it, else float32; ``"fp32"`` is the exact path); results
 come back in input order and are bit-identical whatever else is embedded with them. A sentence
 longer than the model's limit is embedded in overlapping windows (each piece
@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 
 import torch
 
-from xlscore.encoders import precision as arithmetic
+from xlscore.encoders import arithmetic
 from xlscore.encoders.models import (
     find_layers,
     load_pretrained,
@@ -61,7 +61,7 @@ class Encoder:
         layer: int | None = None,
         prefix: str = "",
         device: str | torch.device | None = None,
-        precision: str = "auto",
+        dtype: str = "auto",
         default_layer: int | None = None,
     ) -> None:
         if not getattr(tokenizer, "is_fast", False):
@@ -73,7 +73,7 @@ class Encoder:
         self.tokenizer = tokenizer
         self.prefix = prefix
         self.device = resolve_device(device)
-        self.precision = arithmetic.resolve(precision, self.device)
+        self.dtype = arithmetic.resolve(dtype, self.device)
         prefer_sdpa(model)
         self.model = model.to(self.device).eval()
         if getattr(self.model, "pooler", None) is not None:
@@ -89,7 +89,7 @@ class Encoder:
         self.max_tokens = max_tokens(self.model, self.tokenizer)
         self._head, self._tail = self._special_layout()
         self.fingerprint = model_fingerprint(self.model, self.tokenizer)
-        self.model = arithmetic.quantize(self.model, self.precision)
+        self.model = arithmetic.quantize(self.model, self.dtype)
         self._layers = find_layers(self.model)
         self._warm_up()
 
@@ -101,19 +101,26 @@ class Encoder:
         layer: int | None = None,
         device: str | torch.device | None = None,
         *,
-        precision: str = "auto",
+        dtype: str = "auto",
         prefix: str | None = None,
     ) -> Encoder:
-        """Load an encoder from a pack name (``pack:e5-small``), a local folder or a hub name.
+        """Load an encoder.
 
-        ``layer``: hidden layer (default: the pack's documented layer, else three quarters of
-        the depth). ``device``: ``"cpu"``, ``"cuda"``, ... (default CUDA when present).
-        ``precision``: ``"auto"`` (default), ``"fp32"`` (exact), ``"bf16"``, ``"fp16"`` or
-        ``"int8"`` (:mod:`xlscore.encoders.precision`). ``prefix``: text the model expects before
-        each input (packs set it; e5 uses ``"query: "``); its pieces are excluded from words.
+        Args:
+            spec: a pack name (``pack:e5-small``), a local folder or a hub name.
+            layer: the hidden layer (default: the pack's documented layer, else three
+                quarters of the depth).
+            device: ``"cpu"``, ``"cuda"``, ... (default CUDA when present).
+            dtype: ``"auto"`` (default), ``"fp32"`` (exact), ``"bf16"``, ``"fp16"`` or
+                ``"int8"`` (:mod:`xlscore.encoders.arithmetic`).
+            prefix: text the model expects before each input (packs set it; e5 uses
+                ``"query: "``); its pieces are excluded from words.
+
+        Returns:
+            The encoder, its model loaded and ready.
         """
         dev = resolve_device(device)
-        arithmetic.resolve(precision, dev)  # a bad name fails before the model loads
+        arithmetic.resolve(dtype, dev)  # a bad name fails before the model loads
         model, tok, pack = load_pretrained(spec)
         default_layer = pack.default_layer if pack else None
         pack_prefix = pack.prefix if pack else ""
@@ -124,7 +131,7 @@ class Encoder:
             layer=layer,
             prefix=pack_prefix if prefix is None else prefix,
             device=dev,
-            precision=precision,
+            dtype=dtype,
             default_layer=default_layer,
         )
 
@@ -174,13 +181,13 @@ class Encoder:
             "dim": self.dim,
             "prefix": self.prefix,
             "fingerprint": self.fingerprint,
-            "precision": self.precision,
+            "dtype": self.dtype,
         }
 
     def __repr__(self) -> str:
         return (
             f"Encoder({self.spec!r}, layer={self.layer}/{self.n_layers}, dim={self.dim}, "
-            f"device={self.device.type}, precision={self.precision})"
+            f"device={self.device.type}, dtype={self.dtype})"
         )
 
     # --------------------------------------------------------------- embedding
@@ -378,7 +385,7 @@ class Encoder:
         pad = 0 if pad is None else pad
         from tqdm.auto import tqdm
 
-        with arithmetic.inference(self.precision, self.device), self._truncated(max(layers)):
+        with arithmetic.inference(self.dtype, self.device), self._truncated(max(layers)):
             for rows, width, members in tqdm(
                 passes,
                 desc=f"embedding ({self.spec})",

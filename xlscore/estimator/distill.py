@@ -105,7 +105,7 @@ def student_of(
 ) -> QualityEstimator:
     """An untrained student (:class:`~xlscore.estimator.model.QualityEstimator` with
     ``recipe``) that will subtract the teacher's ``check_weight`` per check finding;
-    ``kwargs`` go to the estimator (``base``, ``device``, ``precision``)."""
+    ``kwargs`` go to the estimator (``base``, ``device``, ``dtype``)."""
     from xlscore.estimator.model import QualityEstimator
 
     if recipe.targets != "raw" or not recipe.layers:

@@ -28,7 +28,7 @@ negation).
 whatever else is predicted with them (input order, batch size, the rest of the corpus, the
 block a distributed job hands a worker, the number of threads): each distinct pair is encoded
 once, and every forward pass has a shape that depends only on the pair's own length
-(:func:`xlscore.encoders.precision.batch_shape`). Matrix kernels round differently for different
+(:func:`xlscore.encoders.arithmetic.batch_shape`). Matrix kernels round differently for different
 shapes (in bfloat16 by the size of bfloat16 rounding), so a batch of whatever happened to be at hand
 would make a pair's score depend on its neighbours.
 
@@ -140,9 +140,9 @@ class QualityEstimator(EstimatorNetwork):
 
     ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
     ``pack:e5-small``); :meth:`fit` trains it, :meth:`load` reads a trained one
-    (``"default"``: the shipped estimator). ``precision``: the arithmetic of predictions,
+    (``"default"``: the shipped estimator). ``dtype``: the arithmetic of predictions,
     ``"auto"`` (bfloat16 autocast where the processor computes in bfloat16, else float32),
-    ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.encoders.precision`); training
+    ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.encoders.arithmetic`); training
     always uses bfloat16 autocast where the hardware has it.
     """
 
@@ -186,14 +186,23 @@ class QualityEstimator(EstimatorNetwork):
         checkpoint_every: int = 200,
         corrupt: Callable[..., object] | None = None,
     ) -> QualityEstimator:
-        """Train on judged data sets (each a list of :class:`Judgment`; human scores are put on
-        one scale per set). ``checkpoint``: a file to save progress in (every
-        ``checkpoint_every`` steps) and resume from; with ``recipe.seeds`` > 1 each member of
-        the soup has its own (``CHECKPOINT.seedN``), kept until the caller removes them.
-        ``corrupt``: the synthetic corruption function (default
-        :func:`xlscore.estimator.corruptions.corrupt` when ``recipe.synthetic`` > 0). Ends with the
-        weights compressed as :meth:`save` stores them, so that predictions before and after
-        saving agree."""
+        """Train on judged data sets.
+
+        Args:
+            datasets: each a list of :class:`Judgment`; human scores are put on one scale per
+                set.
+            progress: show a progress bar.
+            checkpoint: a file to save progress in and resume from; with ``recipe.seeds`` > 1
+                each member of the soup has its own (``CHECKPOINT.seedN``), kept until the
+                caller removes them.
+            checkpoint_every: steps between saves.
+            corrupt: the synthetic corruption function (default
+                :func:`xlscore.estimator.corruptions.corrupt` when ``recipe.synthetic`` > 0).
+
+        Returns:
+            This estimator, trained, its weights compressed as :meth:`save` stores them (so
+            predictions before and after saving agree).
+        """
         from xlscore.estimator.fitting import fit_estimator  # training stays off the scoring path
 
         return fit_estimator(
@@ -256,7 +265,7 @@ class QualityEstimator(EstimatorNetwork):
         spec: str | os.PathLike = DEFAULT,
         *,
         device: str | torch.device | None = None,
-        precision: str = "auto",
+        dtype: str = "auto",
     ) -> QualityEstimator:
         """A trained estimator: ``"default"`` or a shipped name, or a saved ``.safetensors``
         file. Its base model is loaded (offline for packs) and checked to be the one it was
@@ -269,7 +278,7 @@ class QualityEstimator(EstimatorNetwork):
         else:
             path = Path(spec)
         meta, tensors, digest, recipe = read_estimator_file(path, expected)
-        est = cls(meta["base"], recipe=recipe, device=device, precision=precision)
+        est = cls(meta["base"], recipe=recipe, device=device, dtype=dtype)
         est.formula = ScoreFormula.from_meta(meta, path)
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(

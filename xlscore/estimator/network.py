@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from xlscore.encoders import precision as arithmetic
+from xlscore.encoders import arithmetic
 from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.crossencoder import CrossEncoder, Encoded, encode_pairs
 from xlscore.estimator.formula import ScoreFormula
@@ -41,7 +41,7 @@ class EstimatorNetwork:
         *,
         recipe: Recipe | None = None,
         device: str | torch.device | None = None,
-        precision: str = "auto",
+        dtype: str = "auto",
     ) -> None:
         from xlscore.encoders.models import (
             load_pretrained,
@@ -53,8 +53,8 @@ class EstimatorNetwork:
         self.base = os.fspath(base)
         self.recipe = recipe or Recipe()
         self.device = resolve_device(device)
-        arithmetic.resolve(precision, self.device)  # a bad name fails before loading
-        self.precision = precision
+        arithmetic.resolve(dtype, self.device)  # a bad name fails before loading
+        self.dtype = dtype
         self._quantized: tuple[int, torch.nn.Module] | None = None
         encoder, self.tokenizer, pack = load_pretrained(self.base)
         self.prefix = pack.prefix if pack else ""
@@ -94,8 +94,8 @@ class EstimatorNetwork:
     # ------------------------------------------------------------------ identity
     @property
     def arithmetic(self) -> str:
-        """The concrete precision predictions run in (``fp32``, ``bf16``, ``fp16``, ``int8``)."""
-        return arithmetic.resolve(self.precision, self.device)
+        """The concrete dtype predictions run in (``fp32``, ``bf16``, ``fp16``, ``int8``)."""
+        return arithmetic.resolve(self.dtype, self.device)
 
     def describe(self) -> dict:
         """What identifies the estimator in signatures."""
@@ -104,7 +104,7 @@ class EstimatorNetwork:
             "digest": self.digest,
             "base": self.base,
             "base_fingerprint": self.base_fingerprint,
-            "precision": self.arithmetic,
+            "dtype": self.arithmetic,
             "similarity_weight": self.similarity_weight,
             "check_weight": self.check_weight,
             "meaning_blend": self.meaning_blend,
@@ -146,9 +146,9 @@ class EstimatorNetwork:
         return bool(self.similarity_weight)
 
     def signature(self) -> str:
-        """``est:NAME#digest`` plus the precision, e.g. ``est:rtm15-all-e5s#1a2b3c4d@bf16``."""
+        """``est:NAME#digest`` plus the dtype, e.g. ``est:rtm15-all-e5s#1a2b3c4d@bf16``."""
         d = self.describe()
-        return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['precision']}"
+        return f"est:{d['name']}#{(d['digest'] or 'unsaved')[:8]}@{d['dtype']}"
 
     def __repr__(self) -> str:
         return f"QualityEstimator({self.signature()}, base={self.base!r})"
@@ -174,7 +174,7 @@ class EstimatorNetwork:
     ) -> tuple[torch.Tensor, ...]:
         """Piece ids, attention mask, piece sides and word evidence flags of ``seqs``, padded
         to ``width`` (default: the longest) and filled to ``rows`` rows
-        (:func:`xlscore.encoders.precision.padded`)."""
+        (:func:`xlscore.encoders.arithmetic.padded`)."""
         rows, width = rows or len(seqs), width or max(len(s) for s in seqs)
         ids, mask = arithmetic.padded(
             [s.ids for s in seqs], rows, width, self.tokenizer.pad_token_id or 0
@@ -185,10 +185,10 @@ class EstimatorNetwork:
         )
         return tuple(t.to(self.device) for t in (ids, mask, side, flags))
 
-    def _predictor(self, precision: str) -> torch.nn.Module:
+    def _predictor(self, dtype: str) -> torch.nn.Module:
         """The model predictions run through: int8 quantizes a copy of the trained model (once
         per state of its weights)."""
-        if precision != "int8":
+        if dtype != "int8":
             return self.model
         import copy
 
@@ -216,7 +216,7 @@ class EstimatorNetwork:
         """The encoder weights the delta is taken from: those of an untrained estimator with
         this recipe (the base model cut to the layers the recipe keeps), as loading rebuilds
         them."""
-        untrained = type(self)(self.base, recipe=self.recipe, device=self.device, precision="fp32")
+        untrained = type(self)(self.base, recipe=self.recipe, device=self.device, dtype="fp32")
         return {
             k: v.detach().clone()
             for k, v in untrained._trainable().items()

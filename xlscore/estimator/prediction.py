@@ -2,7 +2,7 @@
 (:func:`predict_pairs`, :class:`Estimate`).
 
 Each distinct normalised pair is encoded once and read in a forward pass whose shape depends only
-on the pair's own length (:func:`xlscore.encoders.precision.plan_passes`), so that a pair's score
+on the pair's own length (:func:`xlscore.encoders.arithmetic.plan_passes`), so that a pair's score
 is bit-identical whatever else is predicted with it.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from xlscore.encoders import precision as arithmetic
+from xlscore.encoders import arithmetic
 from xlscore.errors import LongInputWarning, XLScoreError
 from xlscore.estimator.spans import ErrorSpan, WordError, decode_spans, move_words, word_errors
 from xlscore.metric.corpus import check_corpus
@@ -79,19 +79,19 @@ def predict_pairs(
             LongInputWarning,
             stacklevel=3,
         )
-    # passes of one shape per width (xlscore.encoders.precision.plan_passes), rows in text order
+    # passes of one shape per width (xlscore.encoders.arithmetic.plan_passes), rows in text order
     passes = arithmetic.plan_passes(
         [len(x) for x in encoded], est.device.type, est.max_length, key=lambda k: unique[k]
     )
     out = np.zeros(len(unique), dtype=np.float64)
     parts = np.zeros((len(unique), 3), dtype=np.float64)
     word_probs: dict[int, np.ndarray] = {}
-    precision = est.arithmetic
-    model = est._predictor(precision)
+    dtype = est.arithmetic
+    model = est._predictor(dtype)
     from tqdm.auto import tqdm
 
     est.model.eval()
-    with arithmetic.inference(precision, est.device):
+    with arithmetic.inference(dtype, est.device):
         for rows, width, members in tqdm(
             passes, desc="estimating", unit="batch", disable=not progress, leave=False
         ):

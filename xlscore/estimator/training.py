@@ -51,7 +51,7 @@ from pathlib import Path
 
 import torch
 
-from xlscore.encoders.precision import autocast_dtype
+from xlscore.encoders.arithmetic import autocast_dtype
 from xlscore.errors import XLScoreError
 from xlscore.estimator.recipe import LEGACY, MEANING_LOSSES, TARGETS, Recipe, TrainingLog
 from xlscore.estimator.training_data import (
@@ -182,15 +182,27 @@ def train_loop(
     seed: int | None = None,
     progress: bool = False,
 ) -> TrainingLog:
-    """Optimise ``model`` (a module returning one score per row of a batch, or a pair
-    ``(scores, word logits)``; one with a meaning head (``use_meaning``) is asked for its
-    parts too) on the batches that ``batches_for_epoch(epoch)`` plans;
-    ``collate`` turns example indices into ``(model inputs, BatchTargets)``. Parameters of ``head``
-    get ``recipe.head_lr``, the others ``recipe.lr``.
-    ``checkpoint``: file to save progress to every ``checkpoint_every`` steps and to resume
-    from; it is refused unless it was written for the same ``identity`` (the recipe plus
-    whatever else the caller names, such as data digests). ``seed``: the random seed of this
-    run (default ``recipe.seed``)."""
+    """Optimise ``model`` on the planned batches.
+
+    Args:
+        model: a module returning one score per row of a batch, or a pair ``(scores, word
+            logits)``; one with a meaning head (``use_meaning``) is asked for its parts too.
+        batches_for_epoch: the batches (lists of example indices) of an epoch.
+        collate: example indices -> ``(model inputs, BatchTargets)``.
+        examples: the training examples.
+        recipe: the recipe (learning rates, schedule, losses).
+        head: the module whose parameters get ``recipe.head_lr`` (the others ``recipe.lr``).
+        device: where to train.
+        checkpoint: a file to save progress to and resume from; refused unless it was
+            written for the same ``identity``.
+        checkpoint_every: steps between saves.
+        identity: the recipe plus whatever else the caller names (data digests, say).
+        seed: the random seed of this run (default ``recipe.seed``).
+        progress: show a progress bar.
+
+    Returns:
+        The log of the run (losses by step).
+    """
     import time
 
     from tqdm.auto import tqdm

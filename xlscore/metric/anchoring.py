@@ -55,6 +55,31 @@ class Anchoring:
             return src, list(ru_vectors)
         return src, enc.embed_words(translations, progress=progress)
 
+    def prepare(
+        self,
+        sources: list[str],
+        translations: list[str],
+        *,
+        vectors: bool,
+        translate: bool,
+        progress: bool = False,
+    ) -> PreparedCorpus:
+        """A corpus prepared without the paper's encoders: both sides cut into words by the
+        similarity encoder, and embedded by it when ``vectors`` (the similarity or the word
+        alignment needs them; else no encoder pass), then anchored (``translate``: with
+        word translation, which the evidence needs)."""
+        enc = self.similarity.encoder()
+        space = None
+        if vectors or (translate and self.aligned):
+            src = enc.embed_words(sources, progress=progress)
+            mt = enc.embed_words(translations, progress=progress)
+            space = (src, mt)
+        else:
+            src, mt = enc.words_only(sources), enc.words_only(translations)
+        corpus = self.anchor(src, mt, translate=translate, space=space)
+        corpus.given, corpus.paper = translations, False
+        return corpus
+
     def anchor(
         self,
         src: Sequence[WordVectors],

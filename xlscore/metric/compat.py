@@ -47,7 +47,7 @@ def bert_score_compatible(
 ) -> list[TokenScore]:
     """Score ``candidates`` against ``references`` as bert_score does with the same model
     folder and ``num_layers=encoder.layer`` (idf off): to 1e-6 with an encoder loaded with
-    ``precision="fp32"`` (bert_score computes in float32); with ``"auto"`` on a processor with
+    ``dtype="fp32"`` (bert_score computes in float32); with ``"auto"`` on a processor with
     bfloat16 units, to bfloat16 rounding. Scores do not depend on the order or batching of the
     inputs; each distinct sentence is embedded once."""
     if isinstance(candidates, str) or isinstance(references, str):

@@ -30,10 +30,8 @@ import torch
 
 from xlscore.encoders.encoder import Encoder, WordVectors
 from xlscore.errors import AlignmentMismatchError, InputError, XLScoreError
-from xlscore.finding import Finding
 from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.anchoring import Anchoring
-from xlscore.metric.anchors import AnchorSet
 from xlscore.metric.bertscore import PAIRS_PER_BATCH, rescale, score_pairs
 from xlscore.metric.corpus import (
     CHUNK_PAIRS,
@@ -43,40 +41,17 @@ from xlscore.metric.corpus import (
     segment_chunks,
     segment_pairs,
 )
-from xlscore.metric.evidence import Evidence, gather, number_evidence
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import Maps
+from xlscore.metric.pair_parts import evidence, findings, flags
 from xlscore.metric.weighting import compute_baseline, compute_idf
 from xlscore.results import ScoreResult, penalised
+from xlscore.text.words import normalize_text
 
 VARIANTS = ("anchors", "all")
 #: a baseline (mean P, R, F1 of mismatched pairs) and the idf functions (English, Russian)
 Baseline = tuple[float, float, float]
 Idf = tuple[Callable[[str], float], Callable[[str], float]]
-
-
-def flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, ...]:
-    """A pair's flags: the anchors' (untranslated, wrong language), and empty sides."""
-    return anchors.flags + ("empty",) * (not len(mt)) + ("empty_source",) * (not len(src))
-
-
-def evidence(corpus: PreparedCorpus, k: int) -> Evidence:
-    """The word-level evidence of pair ``k`` of ``corpus``: unmatched source words, foreign
-    words, and the numbers one side lacks of the other's (each read in its language; from the
-    pair's findings when the checks have run, else by the number check here)."""
-    src, mt, anchors = corpus.src[k], corpus.mt[k], corpus.anchors[k]
-    if corpus.findings is None:  # the checks did not run: the number check alone, here
-        from xlscore.estimator.checks import find_mismatches
-
-        found = find_mismatches(src.text, mt.text, ("number",))
-    else:
-        found = list(corpus.findings[k])
-    return gather(src, mt, anchors, number_evidence(src.text, mt.text, found))
-
-
-def findings(corpus: PreparedCorpus, k: int) -> tuple[Finding, ...]:
-    """The findings of pair ``k`` of ``corpus`` (none when the checks did not run)."""
-    return () if corpus.findings is None else corpus.findings[k]
 
 
 def checked_variant(variant: str | None, default: str) -> str:
@@ -202,6 +177,26 @@ class PaperScorer:
         return corpus
 
     # ------------------------------------------------------------------ scoring
+    def settle_corpus(
+        self,
+        sources: list[str],
+        systems: dict[str, list[str]],
+        variant: str,
+        chunk_size: int,
+        progress: bool = False,
+    ) -> tuple[ProcrustesAligner, Idf | None, Baseline | None]:
+        """:meth:`settle` on a whole corpus read in chunks (checked lists), so that a score
+        does not depend on the chunking: the texts as a single chunk sees them (normalised),
+        and with ``alignment="corpus"`` the map fitted on the corpus first."""
+        all_src = [normalize_text(s) for s in sources for _ in systems]
+        all_mt = [normalize_text(v[i]) for i in range(len(sources)) for v in systems.values()]
+        aligner = (
+            self.fit_map_checked(sources, systems, chunk_size, progress)
+            if self.maps.mode == "corpus" and not self.multilingual
+            else self.maps.choose(None, progress)
+        )
+        return self.settle(all_src, all_mt, variant, aligner, None, progress)
+
     def settle(
         self,
         sources: list[str],

@@ -38,7 +38,7 @@ class Similarity:
             layer = packs.get(SIMILARITY_ENCODER).default_layer
             if self.ru.spec != SIMILARITY_ENCODER:
                 self._encoder = Encoder.load(
-                    SIMILARITY_ENCODER, layer, device=self.ru.device, precision=self.ru.precision
+                    SIMILARITY_ENCODER, layer, device=self.ru.device, dtype=self.ru.dtype
                 )
             else:
                 self._encoder = self.ru if self.ru.layer == layer else self.ru.with_layer(layer)

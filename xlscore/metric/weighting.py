@@ -66,13 +66,25 @@ def compute_baseline(
     max_pairs: int = BASELINE_PAIRS,
     progress: bool = False,
 ) -> tuple[float, float, float]:
-    """Baseline for rescaling: the mean P, R, F1 of translations scored by ``paper`` against
-    the source of another segment, with the given settings (``aligner``: the map that scores
-    the real pairs; by default the paper's map for them) and no rescaling. The distinct sources are
-    sorted and shuffled with ``seed``, and each translation meets the next source in that
-    order; at most ``max_pairs`` pairs, sampled with the same seed, so the baseline does
-    not depend on input order. Pairs of the anchors variant that find no anchor are left
-    out of the mean."""
+    """Baseline for rescaling: the mean P, R, F1 of translations scored against the source of
+    another segment, with no rescaling. The distinct sources are sorted and shuffled with
+    ``seed``, and each translation meets the next source in that order, so the baseline does
+    not depend on input order. Pairs of the anchors variant that find no anchor are left out
+    of the mean.
+
+    Args:
+        paper: the scorer of the mismatched pairs.
+        sources, translations: the corpus.
+        variant: ``"anchors"`` or ``"all"`` (default: the paper's).
+        aligner: the map that scores the real pairs (default: the paper's map for them).
+        idf: the idf weights of the real pairs, if any.
+        seed: the seed of the shuffle and of the sample.
+        max_pairs: at most this many pairs, sampled with ``seed``.
+        progress: show progress bars.
+
+    Returns:
+        The mean ``(P, R, F1)``.
+    """
     variant = paper.variant_of(variant)
     pairs = sorted(zip(sources, translations))
     order = sorted(dict.fromkeys(s for s, _ in pairs))

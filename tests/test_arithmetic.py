@@ -1,11 +1,11 @@
-"""Pass shapes and precision names (xlscore.encoders.precision)."""
+"""Pass shapes and dtype names (xlscore.encoders.arithmetic)."""
 
 import pytest
 import torch
 
 from xlscore import ModelError
-from xlscore.encoders.precision import (
-    PRECISIONS,
+from xlscore.encoders.arithmetic import (
+    DTYPES,
     WIDTH_STEP,
     autocast_dtype,
     batch_shape,
@@ -45,10 +45,10 @@ def test_padded_fills_rows_with_copies_and_masks_the_padding():
     assert mask[0].tolist() == [1, 1, 1] + [0] * 13
 
 
-def test_precision_names_resolve():
+def test_dtype_names_resolve():
     cpu = torch.device("cpu")
     assert resolve("auto", cpu) == ("bf16" if autocast_dtype(cpu) is not None else "fp32")
-    for name in PRECISIONS[1:]:
+    for name in DTYPES[1:]:
         assert resolve(name, cpu) == name
-    with pytest.raises(ModelError, match="unknown precision"):
+    with pytest.raises(ModelError, match="unknown dtype"):
         resolve("fp8", cpu)

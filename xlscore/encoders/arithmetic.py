@@ -1,6 +1,6 @@
 """Arithmetic of forward passes, and pass shapes that keep results batch-invariant.
 
-``precision`` names what a model computes in:
+``dtype`` names what a model computes in:
 
 * ``"fp32"`` - float32 throughout: the exact path;
 * ``"bf16"`` - bfloat16 autocast (matrix products in bfloat16 with float32 accumulation;
@@ -30,7 +30,7 @@ import torch
 
 from xlscore.errors import ModelError
 
-PRECISIONS = ("auto", "fp32", "bf16", "fp16", "int8")
+DTYPES = ("auto", "fp32", "bf16", "fp16", "int8")
 #: padded widths of forward passes are multiples of this many pieces
 WIDTH_STEP = 16
 #: pieces per forward pass (rows x width) on each kind of device
@@ -50,31 +50,31 @@ def autocast_dtype(device: torch.device) -> torch.dtype | None:
     return torch.bfloat16 if any(getattr(torch.cpu, p, lambda: False)() for p in probes) else None
 
 
-def resolve(precision: str, device: torch.device) -> str:
-    """The concrete precision (``fp32``, ``bf16``, ``fp16`` or ``int8``) that ``precision``
+def resolve(dtype: str, device: torch.device) -> str:
+    """The concrete dtype (``fp32``, ``bf16``, ``fp16`` or ``int8``) that ``dtype``
     means on ``device``; unknown names and impossible combinations are :class:`ModelError`."""
-    if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r}: use one of " + ", ".join(PRECISIONS))
-    if precision == "auto":
+    if dtype not in DTYPES:
+        raise ModelError(f"unknown dtype {dtype!r}: use one of " + ", ".join(DTYPES))
+    if dtype == "auto":
         return "bf16" if autocast_dtype(device) is not None else "fp32"
-    if precision == "int8" and device.type != "cpu":
+    if dtype == "int8" and device.type != "cpu":
         raise ModelError(
             "int8 (dynamic quantization) runs on the CPU only; on a GPU use bf16 or fp16"
         )
-    return precision
+    return dtype
 
 
-def autocast(precision: str, device: torch.device) -> contextlib.AbstractContextManager:
-    """The autocast context of a concrete precision (a no-op for fp32 and int8)."""
-    dtype = _AUTOCAST.get(precision)
-    if dtype is None:
+def autocast(dtype: str, device: torch.device) -> contextlib.AbstractContextManager:
+    """The autocast context of a concrete dtype (a no-op for fp32 and int8)."""
+    half = _AUTOCAST.get(dtype)
+    if half is None:
         return contextlib.nullcontext()
-    return torch.autocast(device.type, dtype=dtype)
+    return torch.autocast(device.type, dtype=half)
 
 
-def quantize(model: torch.nn.Module, precision: str) -> torch.nn.Module:
-    """``model`` with its linear layers quantized to int8 when ``precision == "int8"``."""
-    if precision != "int8":
+def quantize(model: torch.nn.Module, dtype: str) -> torch.nn.Module:
+    """``model`` with its linear layers quantized to int8 when ``dtype == "int8"``."""
+    if dtype != "int8":
         return model
     import warnings
 
@@ -133,7 +133,7 @@ def padded(
 
 
 @contextlib.contextmanager
-def inference(precision: str, device: torch.device) -> Iterator[None]:
-    """``torch.inference_mode`` with the autocast of ``precision``."""
-    with torch.inference_mode(), autocast(precision, device):
+def inference(dtype: str, device: torch.device) -> Iterator[None]:
+    """``torch.inference_mode`` with the autocast of ``dtype``."""
+    with torch.inference_mode(), autocast(dtype, device):
         yield
