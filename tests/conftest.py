@@ -279,7 +279,7 @@ def shared_models():
             cls is Encoder
             and isinstance(spec, str)
             and spec.startswith("pack:")
-            and set(options) <= {"precision", "prefix"}
+            and set(options) <= {"dtype", "prefix"}
         ):
             return shared_encoder(spec, layer, device, **options)
         return real_encoder.__func__(cls, spec, layer, device, **options)
@@ -289,7 +289,7 @@ def shared_models():
             cls is QualityEstimator
             and isinstance(spec, str)
             and not spec.endswith(".safetensors")
-            and set(options) <= {"device", "precision"}
+            and set(options) <= {"device", "dtype"}
         ):
             return shared_estimator(spec, **options)
         return real_estimator.__func__(cls, spec, **options)

@@ -236,3 +236,21 @@ def test_no_import_circles_among_the_experiments():
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
     graph["_results"] = graph["_results"] | {"estimator"}
     assert _cycle(graph) is not None
+
+
+def test_the_test_harness_shares_models_loaded_with_any_setting_the_api_takes():
+    """conftest.shared_models intercepts the loaders by their keyword names: a renamed keyword
+    would load every model afresh in every test (issue 53's dtype rename once doubled the
+    fast tier's time)."""
+    import inspect
+
+    import conftest
+
+    from xlscore import Encoder
+    from xlscore.estimator.model import QualityEstimator
+
+    source = inspect.getsource(conftest.shared_models)
+    for loader in (Encoder.load, QualityEstimator.load):
+        for name, p in inspect.signature(loader).parameters.items():
+            if p.kind is p.KEYWORD_ONLY:
+                assert f'"{name}"' in source, name
