@@ -130,15 +130,14 @@ def word_evidence(
     """The :data:`EVIDENCE` flags of each piece (character ``offsets`` into ``translation``;
     ``(0, 0)``: not a translation piece): bit 0 when its word has a Latin letter, bit 1 when
     its word occurs in ``source`` (case aside). Words without a letter have no flags."""
-    import regex
 
-    from xlscore.text.words import split_words
+    from xlscore.text.words import compiled, split_words
 
     seen = {w.text.casefold() for w in split_words(source)}
     by_char = bytearray(len(translation))
     for w in split_words(translation):
         if any(c.isalpha() for c in w.text):
-            flag = bool(regex.search(r"\p{Latin}", w.text)) | 2 * (w.text.casefold() in seen)
+            flag = bool(compiled(r"\p{Latin}").search(w.text)) | 2 * (w.text.casefold() in seen)
             by_char[w.start : w.end] = bytes([flag]) * (w.end - w.start)
     return tuple(max(by_char[a:b]) if a < b else 0 for a, b in offsets)
 

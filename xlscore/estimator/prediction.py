@@ -118,15 +118,16 @@ def predict_pairs(
         return out[order], []
     estimates = []
     threshold = est.recipe.span_threshold
+    # the word errors of each distinct pair once (engines often agree word for word), moved
+    # onto each translation as given
+    errors = {
+        k: word_errors(unique[k][1], encoded[k].translation_offsets(), probs)
+        for k, probs in word_probs.items()
+    }
     for i, k in enumerate(order):
         words: tuple[WordError, ...] = ()
-        if k in word_probs:
-            seen = unique[k][1]
-            words = move_words(
-                word_errors(seen, encoded[k].translation_offsets(), word_probs[k]),
-                seen,
-                translations[i],
-            )
+        if k in errors:
+            words = move_words(errors[k], unique[k][1], translations[i])
         estimates.append(
             Estimate(
                 float(out[k]),

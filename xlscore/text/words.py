@@ -18,7 +18,7 @@ them, and the report marks them by their offsets.
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 import regex
@@ -63,7 +63,24 @@ def split_words(text: str, *, joiners: str = "", letters: bool = False) -> list[
     Returns:
         The words; every one is ``text[start:end]``.
     """
-    return [Word(m.group(), m.start(), m.end()) for m in _pattern(joiners, letters).finditer(text)]
+    return list(_split(text, joiners, letters))
+
+
+@lru_cache(maxsize=16_384)
+def _split(text: str, joiners: str, letters: bool) -> tuple[Word, ...]:
+    """:func:`split_words`, cached: the checks read each text in several views, and the
+    sources of several engines' translations are the same text."""
+    return tuple(
+        Word(m.group(), m.start(), m.end()) for m in _pattern(joiners, letters).finditer(text)
+    )
+
+
+@cache
+def compiled(pattern: str) -> regex.Pattern:
+    """``regex.compile(pattern)``, cached: the rule checks match the same few dozen patterns
+    millions of times, and the ``regex`` module's own cache costs several microseconds a
+    look-up."""
+    return regex.compile(pattern)
 
 
 @lru_cache(maxsize=64)

@@ -10,7 +10,7 @@ from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
 from xlscore.estimator.checks.text import ROMAN
 from xlscore.text.morph import fold_ru
-from xlscore.text.words import split_words
+from xlscore.text.words import compiled, split_words
 
 _DIGITS = regex.compile(r"[0-9]+")
 _GROUP_NEXT = regex.compile(r"([.,]|[ \u00a0\u2009\u202f])([0-9]+)")
@@ -91,7 +91,7 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
             continue
         if m.start > 0 and text[m.start - 1] in ":.,":
             continue  # 02:00GMT: the time, then a word
-        parts = regex.split(r"[-‑]", tok)
+        parts = compiled(r"[-‑]").split(tok)
         letters_first = (
             not any(c.isdigit() for c in parts[0]) and any(c.isdigit() for c in parts[1])
             if len(parts) > 1
@@ -106,7 +106,7 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
         if not mixed:
             continue
         digits = _DIGITS.findall(tok)
-        vals: set = {("tok", regex.sub(r"[-‑]", "", fold_ru(tok)))}
+        vals: set = {("tok", compiled(r"[-‑]").sub("", fold_ru(tok)))}
         vals |= {_key(int(d)) for d in digits if len(d) <= 15}
         for d in digits:
             if len(d) == 4 and int(d[:2]) < 24 and int(d[2:]) < 60:
@@ -144,7 +144,7 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
                 len(dig) == 3
                 and len(groups[0][1]) <= 3
                 and all(gs == sep and len(gd) == 3 for gs, gd in groups[1:])
-                and not regex.search(r"[0-9][ \u00a0\u2009\u202f]$", text[max(0, s - 2) : s])
+                and not compiled(r"[0-9][ \u00a0\u2009\u202f]$").search(text[max(0, s - 2) : s])
             ):
                 groups.append((sep, dig))
                 e = g.end()
@@ -249,7 +249,7 @@ def _roman_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
     for m in _ROMAN_NUMBER.finditer(text):
         if not m.group() or any(a <= m.start() < b for a, b in taken):
             continue
-        before = regex.search(r"\p{L}\s+$", text[max(0, m.start() - 3) : m.start()])
+        before = compiled(r"\p{L}\s+$").search(text[max(0, m.start() - 3) : m.start()])
         if before or _ROMAN_CONTEXT.match(text, m.end()):
             out.append(_Qty(frozenset({_key(_roman_value(m.group()))}), m.span(), False))
     return out

@@ -22,7 +22,7 @@ from xlscore.estimator.checks.translit import (
 )
 from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru, is_known, parses
-from xlscore.text.words import Word, split_words
+from xlscore.text.words import Word, compiled, split_words
 
 
 class _RuText:
@@ -34,7 +34,7 @@ class _RuText:
         cyr: set[str] = set()
         for word in split_words(translation, joiners="-‑'’", letters=True):
             parts = [
-                p for p in regex.split(r"[-‑'’]", fold_ru(word.text)) if _CYRILLIC.fullmatch(p)
+                p for p in compiled(r"[-‑'’]").split(fold_ru(word.text)) if _CYRILLIC.fullmatch(p)
             ]
             cyr.update(parts)
             cyr.add("".join(parts))
@@ -43,7 +43,7 @@ class _RuText:
         for w in cyr:
             self.by_first.setdefault(w[0], []).append(w)
         self.caps_cyr = bool(
-            regex.search(r"(?<![\p{L}])\p{Lu}[\p{Lu}&&\p{Cyrillic}]+(?![\p{L}])", translation)
+            compiled(r"(?<![\p{L}])\p{Lu}[\p{Lu}&&\p{Cyrillic}]+(?![\p{L}])").search(translation)
         )
 
     def has_stem(self, stem: str) -> bool:
@@ -139,7 +139,7 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
             in_run = any(
                 (0 <= s - b <= 3 or 0 <= a - e <= 3)
                 and a != s
-                and not regex.search(r"\p{L}", source[min(b, e) : max(a, s)])
+                and not compiled(r"\p{L}").search(source[min(b, e) : max(a, s)])
                 for a, b in caps
             )
             text, kind = (letters.title(), "cap") if in_run else (letters, "acronym")
@@ -251,7 +251,7 @@ def _check_names(source: str, translation: str) -> list[Finding]:
                 continue
             if n.kind == "cap" and len(low) >= 6 and low.endswith(W.COMMON_SUFFIXES):
                 continue  # Intelligence, Medical: common words, translated
-            tail = regex.split(r"['’]", source[n.start : n.end])[-1]
+            tail = compiled(r"['’]").split(source[n.start : n.end])[-1]
             if joined or any(
                 ru.copied(t) or ru.transliterated(t) for t in {n.text, tail} if len(t) >= 2
             ):
@@ -286,26 +286,27 @@ def _tagged_name(word: str) -> bool:
     return bool(first and first[0].grammemes & {"Name", "Surn", "Geox", "Orgn"})
 
 
+_ORDER = {key: i for i, key in enumerate(KNOWN_NAMES)}  # the table's order
+_PHRASES = [key for key in KNOWN_NAMES if " " in key]  # matched as phrases in the source
+
+
 def _added_names(source: str, translation: str) -> list[Finding]:
     """Capitalised Cyrillic names of the translation that nothing in the source explains."""
     src_words = {_CONTRACTION.sub("", w.text) for w in _latin_words(source)}
     src_words |= {m.group().replace(".", "") for m in _DOTTED.finditer(source)}
-    src_words |= {regex.split(r"['’]", w)[-1] for w in src_words}
+    src_words |= {compiled(r"['’]").split(w)[-1] for w in src_words}
     src_words = {w for w in src_words if len(w) >= 2}
     keys = src_words | {_KNOWN_LOWER.get(w.lower(), "") for w in src_words}
-    stems = [
-        st
-        for key, sts in KNOWN_NAMES.items()
-        if key in keys or (" " in key and key in source)
-        for st in sts
-    ] + (["сша"] if "$" in source else [])
+    found = {k for k in keys if k in KNOWN_NAMES} | {k for k in _PHRASES if k in source}
+    stems = [st for key in sorted(found, key=_ORDER.__getitem__) for st in KNOWN_NAMES[key]]
+    stems += ["сша"] if "$" in source else []
     caps = _capitalised(translation)
     status: list[bool | None] = []  # None: not a candidate, True: explained, False: not
     for m in caps:
         word = m.text
-        parts = [p for p in regex.split(r"[-‑]", word) if p]
+        parts = [p for p in compiled(r"[-‑]").split(word) if p]
         if (
-            not regex.fullmatch(r"\p{Cyrillic}+(?:[-‑]\p{Cyrillic}+)*", word)
+            not compiled(r"\p{Cyrillic}+(?:[-‑]\p{Cyrillic}+)*").fullmatch(word)
             or (len(parts) > 1 and not _name_like_ru(word))
             or not any(
                 len(p) >= 3 and _name_like_ru(p) and (not p.isupper() or _tagged_name(p))

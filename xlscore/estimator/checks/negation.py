@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import functools
 
-import regex
-
 from xlscore.estimator.checks import negation_words as W
 from xlscore.estimator.checks.text import words
 from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru, is_known, lemma, parses
-from xlscore.text.words import split_words
+from xlscore.text.words import compiled, split_words
 
 _NE_EXCEPTIONS = frozenset(
     words(
@@ -32,7 +30,7 @@ def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
     for m in split_words(source, joiners="'’", letters=True):
         w = m.text.lower().replace("’", "'")
         if w.endswith("n't") or w in W.EN_NEGATIONS:
-            if w == "no" and regex.match(r"\.?\s?[0-9]", source[m.end : m.end + 3]):
+            if w == "no" and compiled(r"\.?\s?[0-9]").match(source[m.end : m.end + 3]):
                 continue
             strong.append((m.text, m.start, m.end))
             continue

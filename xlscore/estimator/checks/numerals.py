@@ -12,7 +12,7 @@ from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.quantities import _key, _near_unit, _Qty
 from xlscore.estimator.checks.text import _sentence_initial
 from xlscore.text.morph import fold_ru, lemma, parses
-from xlscore.text.words import split_words
+from xlscore.text.words import compiled, split_words
 
 _EN_NUMBER_WORDS = frozenset((*W.EN_UNITS, *W.EN_ORDINALS, *W.EN_SCALES, *W.EN_SPECIAL))
 
@@ -81,7 +81,7 @@ def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
             vals = {_key(v)}
             if lw == "half" and prev in ("one", "a"):
                 opt = True
-                if regex.search(r"and an?\s+$", text[max(0, s - 8) : s]):
+                if compiled(r"and an?\s+$").search(text[max(0, s - 8) : s]):
                     vals |= {_key(1.5)} | {
                         _key(x + 0.5) for q in out[-1:] for x in q.values if isinstance(x, float)
                     }

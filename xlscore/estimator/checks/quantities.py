@@ -12,6 +12,7 @@ import regex
 from xlscore.estimator.checks import number_words as W
 from xlscore.estimator.checks.text import words
 from xlscore.text.morph import fold_ru
+from xlscore.text.words import compiled
 
 
 class _Qty(NamedTuple):
@@ -53,7 +54,7 @@ def _near_unit(text: str, start: int, end: int, lang: str) -> bool:
     if before:  # 6-foot-6
         words.append(before.group(1))
     for w in words:
-        lw = fold_ru(regex.sub(r"[\s\-‑]", "", w))
+        lw = fold_ru(compiled(r"[\s\-‑]").sub("", w))
         if lw.startswith("°"):
             return True
         if lang == "en" and lw in W.IMPERIAL_UNITS:
