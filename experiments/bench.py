@@ -28,6 +28,10 @@ scores is. Rows:
   estimator alone, the fp32 floor of the models it runs (eager attention, length-sorted
   batches of 32), and its 4-layer student (:data:`STUDENT`) the same way; the scores of the
   two precisions, and of the default and the student, are compared;
+* the default's CPU work alone (``replayed-auto``): its model passes recorded on a first,
+  untimed run and answered from the record in the timed one, so that what is left is the
+  tokenising, anchors, checks, evidence and spans (the ceiling of any faster model or
+  device); its scores must equal the default's;
 * the default with every field (``--fields all``: the paper's columns too, MiniLM@6 and e5@9,
   anchors, map and BERTScore) and with the score only (``fields="score"``), as ``xlscore
   rank`` and ``xlscore batch`` compute it;
