@@ -859,6 +859,14 @@ def main() -> None:
     write_markdown(args.out, "\n".join(lines), title="Speed and memory")
     if diff > 1e-4:
         sys.exit("bert_score-compatible mode differs from bert_score by more than 1e-4")
+    for isa, runs in by_isa.items():
+        if (
+            "replayed-auto" in runs
+            and runs["replayed-auto"]["scores"] != runs["default-auto"]["scores"]
+        ):
+            sys.exit(
+                f"{isa}: the replayed run's scores differ from the default's: the replay is wrong"
+            )
 
 
 if __name__ == "__main__":
