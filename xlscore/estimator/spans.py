@@ -73,10 +73,17 @@ def word_errors(
     ``probs`` (``[pieces, 3]``: no error, minor, major). Words no piece reaches are left out."""
     probs = np.asarray(probs, dtype=np.float64)
     spans = np.asarray(list(offsets), dtype=np.int64).reshape(-1, 2)
+    words = split_words(text)
+    bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(-1, 2)
+    # which pieces each word overlaps, all words at once (pieces with an empty span none)
+    hits = (
+        (spans[None, :, 0] < spans[None, :, 1])
+        & (spans[None, :, 0] < bounds[:, 1:2])
+        & (bounds[:, 0:1] < spans[None, :, 1])
+    )
     out = []
-    for w in split_words(text):
-        hit = (spans[:, 0] < spans[:, 1]) & (spans[:, 0] < w.end) & (w.start < spans[:, 1])
-        if hit.any():
+    for w, hit, any_hit in zip(words, hits, np.any(hits, axis=1).tolist()):
+        if any_hit:
             p = probs[hit]
             out.append(
                 WordError(
