@@ -159,12 +159,12 @@ class FinalScore:
         )
         findings: list[int | None] = [None] * len(results)
         if b:
-            from xlscore.estimator.checks import COUNTED, counted, find_mismatches
+            from xlscore.checking import Checking
+            from xlscore.estimator.checks import COUNTED, counted
 
-            per_pair = corpus.findings or [
-                tuple(find_mismatches(s, t, COUNTED)) for s, t in zip(sources, translations)
-            ]
-            findings = [counted(f) for f in per_pair]
+            if corpus.findings is None:  # prepared outside the scorer: the checks it counts
+                Checking(COUNTED).run(corpus)
+            findings = [counted(f) for f in corpus.findings or ()]
         out = []
         for r, e, sim, found in zip(results, estimates, similarity, findings):
             empty = "empty" in r.flags or "empty_source" in r.flags

@@ -11,7 +11,7 @@ the lists as places to look, not as verdicts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from xlscore.finding import Finding
@@ -236,10 +236,10 @@ class Evidence:
 
 
 #: the evidence's lists (each with its spans, ``NAME_at``)
-LISTS = ("unmatched_source", "foreign_words", "numbers_missing", "numbers_added")
+LISTS = tuple(f.name for f in fields(Evidence) if not f.name.endswith("_at"))
 
 
-class Words(Protocol):
+class SpannedWords(Protocol):
     """A text's words and their spans (as :class:`~xlscore.encoders.pieces.WordVectors`)."""
 
     @property
@@ -249,7 +249,9 @@ class Words(Protocol):
     def spans(self) -> list[tuple[int, int]]: ...
 
 
-def gather(source: Words, translation: Words, anchors: AnchorSet, numbers: Numbers) -> Evidence:
+def gather(
+    source: SpannedWords, translation: SpannedWords, anchors: AnchorSet, numbers: Numbers
+) -> Evidence:
     """The evidence of one pair from its words and anchors; ``numbers``: the source's numbers
     the translation lacks and the translation's the source lacks, as the number check reads
     them (:func:`number_evidence`)."""
