@@ -26,7 +26,7 @@ scores is. Rows:
   ``fields="score,evidence"``: the estimator's pass over each pair, the check findings and the
   dictionary evidence; no English encoder, map or BERTScore) at ``auto`` and fp32, the
   estimator alone, the fp32 floor of the models it runs (eager attention, length-sorted
-  batches of 32), and its 4-layer student (:data:`STUDENT`) the same way; the scores of the
+  batches of 32), and a student (:data:`STUDENT` or `--student`) the same way; the scores of the
   two precisions, and of the default and the student, are compared;
 * the default's CPU work alone (``replayed-auto``): its model passes recorded on a first,
   untimed run and answered from the record in the timed one, so that what is left is the
@@ -62,8 +62,9 @@ HERE = Path(__file__).resolve().parent
 FLOOR_BATCH = 32
 #: what ``xlscore score`` computes unless told otherwise (its ``--fields`` default)
 DEFAULT_FIELDS = "score,evidence"
-#: the shipped 4-layer student of the default's estimator (``--estimator st4-e5s``: one pass,
-#: no similarity; it did not pass the ship gate), measured beside it
+#: the student measured beside the default unless ``--student`` names another (a shipped name or
+#: a file): the shipped 4-layer student (``--estimator st4-e5s``: one pass, no similarity; it
+#: did not pass the ship gate)
 STUDENT = "st4-e5s"
 
 
@@ -205,13 +206,14 @@ def child(args: argparse.Namespace) -> dict:
                 if what.startswith("default-all")
                 else DEFAULT_FIELDS
             )
-            estimator = STUDENT if what.startswith("student") else "default"
+            estimator = args.student if what.startswith("student") else "default"
             scorer = XLScorer.offline(dtype=dtype, device=dev, fields=fields, estimator=estimator)
             if "paper" in scorer.fields:
                 scorer.paper.maps.dictionary_map()
             if what.startswith("replayed"):  # the CPU work alone: model passes recorded, then
                 _replayed(scorer, src, mt)  # answered from the record in the timed run
             out["precision"] = scorer.estimator.signature()
+            out["layers"] = len(scorer.estimator.model.encoder.encoder.layer)
         else:
             est = QualityEstimator.load(dtype=dtype, device=dev)
             out["precision"] = est.signature()
@@ -570,8 +572,9 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         if "estimator-fp32" in runs
         else None,
         row(
-            f"the 4-layer student, `--estimator {STUDENT}` ({runs['student-auto']['precision']}), "
-            "score and evidence (one pass; not the default: it failed the ship gate)",
+            f"the {runs['student-auto'].get('layers', 4)}-layer student, `--estimator "
+            f"{args.student}` ({runs['student-auto']['precision']}), score and evidence (one "
+            "pass; not the default: it failed the ship gate)",
             "student-auto",
             f"{sec['default-auto'] / sec['student-auto']:.2f}× as fast as the default; "
             f"**{sec[bert] / sec['student-auto']:.2f}× bert_score's pairs/s**",
@@ -684,7 +687,7 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             args.limit,
             runs["student-auto"]["scores"],
             runs["default-auto"]["scores"],
-            f"the student's ({STUDENT}) score vs the default's, same precision",
+            f"the student's ({args.student}) score vs the default's, same precision",
             "the default",
         )
     )
@@ -750,6 +753,11 @@ def main() -> None:
         default="bench",
         help="results file name under experiments/results (default bench; e.g. bench-gpu)",
     )
+    ap.add_argument(
+        "--student",
+        default=STUDENT,
+        help=f"the estimator of the student row: a shipped name or a file (default {STUDENT})",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--pairs", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--paper", action="store_true", help=argparse.SUPPRESS)
@@ -783,6 +791,8 @@ def main() -> None:
         str(args.memory_block),
         "--device",
         args.device,
+        "--student",
+        str(args.student),
     ]
     print("warming the caches (pack conversion, lexicon, dictionary maps)...", flush=True)
     # in a child too: on Linux a child inherits its parent's peak RSS through fork, so the

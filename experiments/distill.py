@@ -1,23 +1,24 @@
 """Distil a gated estimator (the teacher) into a smaller student, per leave-one-dataset-out fold.
 
-    python experiments/distill.py label --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22
-    python experiments/distill.py run --data-dir ../shared/data --teacher rtm15 --fold lodo-qe22 \\
-        --model-id st4
-    python experiments/estimator.py export --data-dir ../shared/data --model-id st4 --suffix r64b8
+    python experiments/distill.py label --data-dir ../shared/data --fold lodo-qe22 --pool-name b51
+    python experiments/distill.py run --data-dir ../shared/data --fold lodo-qe22 --pool-name b51 \\
+        --model-id st4a --epochs 3
+    python experiments/estimator.py export --data-dir ../shared/data --model-id st4a --suffix r64b8
 
-``label``: the fold's teacher (``.cache/estimator/TEACHER/FOLD/full.safetensors`` at the rank
-and width it ships, with the shipped file's meaning blend, similarity weight and check weight)
+``label``: the fold's teacher (:func:`teacher`: ``.cache/estimator/TEACHER/FOLD/full.safetensors``
+at the rank and width ``--shipped`` ships at, with that file's meaning blend, similarity weight,
+check weight and span threshold; ``--shipped`` is today's default unless told otherwise)
 scores a pool of translations nobody judged for this purpose: those of the fold's own training
 sets (never its test set, nor the DA rows that share its sources) and the WMT19 IT training
 translations, a deterministic sample of ``--pool`` of them, plus corruptions of a
 ``--corrupt`` share (:func:`xlscore.estimator.distill.with_corruptions`). Labels are appended
-to ``.cache/estimator/distill/TEACHER-FOLD/labels.jsonl`` as they come, so an interrupted run
-resumes where it stopped.
+to ``.cache/estimator/distill/TEACHER-FOLD[-POOL_NAME]/labels.jsonl`` as they come, so an
+interrupted run resumes where it stopped.
 
 ``run``: trains the student (:data:`xlscore.estimator.distill.STUDENT`, ``--layers``) on the
 labels, checkpointing, and saves it with its predictions on the fold's test rows in the layout
-``estimator.py export`` reads (suffix ``r64b8``). The student of the ``lodo-qe22`` fold is the
-one that ships (its teacher is the shipped file, trained without WMT22 dev).
+``estimator.py export`` reads (suffix ``r64b8``). ``--fold all`` (every en-ru set, nothing held
+out) makes the student that would ship; the two leave-one-out folds are what the gate reads.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+import numpy as np
 from _protocol import CACHE, RTM15_FILE, fold_split, git_file, load_sets
 from _results import cpu_name
 from estimator import save_estimates
@@ -37,6 +39,7 @@ from estimator import save_estimates
 from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import QualityEstimator, read_metadata
+from xlscore.estimator.model import shipped as shipped_estimator
 from xlscore.io.judgments import ErrorMark, Judgment
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,18 +60,31 @@ def pool(sets: dict, fold: str, teacher_cfg: dict, size: int, share: float) -> l
     return with_corruptions(pairs[:size], share, seed=7)
 
 
-def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
-    """The fold's teacher as it would ship: its weights at the shipped rank and width and the
-    shipped file's blend and weights. The ``lodo-qe22`` fold's teacher is the shipped file
-    itself, so without its cached fold model that file is loaded as it ships."""
+def fold_model(name: str, fold: str, shipped: Path) -> QualityEstimator:
+    """A variant's fold model with its weights as they would ship, at ``shipped``'s rank and
+    width. Without a cached fold model, ``rtm15``'s ``lodo-qe22`` fold is read from
+    ``rtm15-e5s`` (that fold model as it shipped in round 4, from git) and its ``all`` fold from
+    the package's ``rtm15-all-e5s`` (that fold model as it ships)."""
+    rec = read_metadata(shipped)["recipe"]
     cached = CACHE / name / fold / "full.safetensors"
-    if fold == "lodo-qe22" and not cached.exists():
-        return QualityEstimator.load(shipped)
+    if cached.exists():
+        est = QualityEstimator.load(cached)
+        est.recompress(int(rec["delta_rank"]), int(rec["delta_bits"]))
+        return est
+    if name == "rtm15" and fold in ("lodo-qe22", "all"):
+        if fold == "lodo-qe22":
+            return QualityEstimator.load(git_file(*RTM15_FILE))
+        return QualityEstimator.load(shipped_estimator("rtm15-all-e5s").path)
+    raise SystemExit(f"{cached} missing: train it first (estimator.py run, distill.py run)")
+
+
+def teacher(name: str, fold: str, shipped: Path) -> QualityEstimator:
+    """The fold's teacher as it would ship (:func:`fold_model`), with the shipped file's score
+    formula and span threshold."""
     meta = read_metadata(shipped)
-    rec = meta["recipe"]
-    est = QualityEstimator.load(cached)
-    est.recompress(int(rec["delta_rank"]), int(rec["delta_bits"]))
+    est = fold_model(name, fold, shipped)
     est.formula = ScoreFormula.from_meta(meta, shipped)
+    est.recipe = replace(est.recipe, span_threshold=float(meta["recipe"]["span_threshold"]))
     return est
 
 
@@ -165,7 +181,10 @@ def cmd_run(args, sets) -> None:
     student.save(out / "full.safetensors", name=f"{args.model_id}-{args.fold}")
     minutes = max(time.time() - t0, student.log.seconds) / 60
     _, test = fold_split(sets, args.fold, {**config, "da": False})
-    save_estimates(out, "r64b8", student, test)
+    if test:
+        save_estimates(out, "r64b8", student, test)
+    else:  # the ``all`` fold: the student that ships, nothing held out to predict
+        np.save(out / "pred-r64b8.npy", np.zeros(0))
     log = {
         "minutes": minutes,
         "cpu": cpu_name(),
@@ -183,9 +202,13 @@ def main() -> None:
     ap.add_argument("command", choices=("label", "run"))
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("--teacher", default="rtm15", help="variant under .cache/estimator/")
-    ap.add_argument("--fold", required=True, choices=("lodo-qe22", "lodo-news"))
+    ap.add_argument("--fold", required=True, choices=("lodo-qe22", "lodo-news", "all"))
     ap.add_argument(
-        "--shipped", type=Path, help="the teacher as it ships (default: rtm15-e5s, from git)"
+        "--shipped",
+        type=Path,
+        help="the teacher as it ships, whose blend and span threshold the labels follow: a "
+        "file, or rtm15-e5s (the round-4 default, from git; the teacher of st4-e5s) "
+        "(default: the package's default estimator)",
     )
     ap.add_argument("--pool", type=int, default=12000, help="judged-set translations to label")
     ap.add_argument("--corrupt", type=float, default=0.3, help="share of them also corrupted")
@@ -216,6 +239,8 @@ def main() -> None:
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     if args.shipped is None:
+        args.shipped = shipped_estimator().path
+    elif str(args.shipped) == RTM15_FILE[0]:
         args.shipped = git_file(*RTM15_FILE)
     sets = load_sets(args.data_dir)
     sets["data_dir"] = args.data_dir

@@ -89,33 +89,83 @@ def test_the_pool_adds_corruptions_deterministically():
     assert {p.seg_id for p in extra} <= {p.seg_id for p in pairs}
 
 
-def test_teacher_labels_are_its_scores_without_the_check_term():
+LABELLED = [
+    Pair("a", "mt", "Sales rose by 5% in 2020.", "Продажи выросли на 7% в 2021 году."),
+    Pair("b", "mt", "He did not come.", "Он пришёл."),
+    Pair("c", "mt", "The museum opens at 9.", "Музей открывается в 9."),
+    Pair("d", "mt", "The museum opens at 9.", ""),
+    Pair("e", "mt", "The museum opens at nine.", "The museum открывается at nine."),
+]
+
+
+def test_teacher_labels_give_the_teacher_s_score_back_through_the_student_s_formula():
+    """A teacher without a similarity weight (the default) labels each pair with its estimate:
+    the scorer applies the foreign-word pull and the check term to a student's estimate, so a
+    student that learns the label exactly scores as its teacher does."""
     from conftest import offline_scorer
 
-    from xlscore.estimator.checks import reliable_findings
+    from xlscore.estimator.checks import counted
+    from xlscore.final_score import estimator_score
 
-    pairs = [
-        Pair("a", "mt", "Sales rose by 5% in 2020.", "Продажи выросли на 7% в 2021 году."),
-        Pair("b", "mt", "He did not come.", "Он пришёл."),
-        Pair("c", "mt", "The museum opens at 9.", "Музей открывается в 9."),
-        Pair("d", "mt", "The museum opens at 9.", ""),
-    ]
+    pairs = LABELLED
     scorer = offline_scorer(fields="score")
+    est = scorer.estimator
+    assert est.similarity_weight == 0 and est.check_weight > 0
     results = scorer.score([p.source for p in pairs], [p.translation for p in pairs])
     labels = list(teacher_labels(scorer, pairs))
-    assert [i for i, _ in labels] == [0, 1, 2, 3]
-    w = scorer.estimator.check_weight
-    assert w > 0
-    for (_, j), r, p in zip(labels[:3], results, pairs):
-        assert j.human == pytest.approx(r.score + w * reliable_findings(p.source, p.translation))
+    assert [i for i, _ in labels] == [0, 1, 2, 3, 4]
+    for (_, j), r in zip(labels, results):
         assert [(e.start, e.end, e.severity) for e in j.errors] == [
             (s.start, s.end, s.severity) for s in r.error_spans
         ]
+        if "empty" in r.flags:
+            assert j.human == r.score  # an empty translation: the floor as is
+            continue
+        assert j.human == r.estimate
+        again = estimator_score(
+            j.human,
+            foreign=r.foreign,
+            similarity=None,
+            weight=0.0,
+            floor=est.floor,
+            findings=counted(r.findings),
+            check_weight=est.check_weight,
+        )
+        assert again == pytest.approx(r.score, abs=1e-9)
     assert labels[0][1].human > results[0].score  # the number and year findings came off
-    assert labels[3][1].human == results[3].score  # an empty translation: the floor as is
+    assert results[4].foreign > 0 and labels[4][1].human > results[4].score  # the pull came off
     assert next(iter(teacher_labels(scorer, pairs, start=2)))[0] == 2
     with pytest.raises(XLScoreError, match="score alone"):
         list(teacher_labels(offline_scorer(), pairs))
+
+
+def test_a_teacher_with_a_similarity_labels_its_score_without_the_check_term():
+    """A teacher whose score holds a similarity (the round-4 default, st4-e5s's teacher): the
+    student learns that part too, so the label is the score with the check term added back
+    (the scorer's results stand in for such a teacher's)."""
+    from types import SimpleNamespace
+
+    from conftest import offline_scorer
+
+    from xlscore.estimator.checks import counted
+
+    results = offline_scorer(fields="score").score(
+        [p.source for p in LABELLED], [p.translation for p in LABELLED]
+    )
+
+    class Teacher:
+        fields = frozenset({"score"})
+        estimator = SimpleNamespace(similarity_weight=5.0, check_weight=0.25)
+
+        def iter_score(self, sources, translations, *, start=0, progress=False):
+            for i in range(start, len(results)):
+                yield i, {"": results[i]}
+
+    labels = [j.human for _, j in teacher_labels(Teacher(), LABELLED)]
+    for label, r in zip(labels, results):
+        added = 0.0 if "empty" in r.flags else 0.25 * counted(r.findings)
+        assert label == pytest.approx(r.score + added)
+    assert labels[0] > results[0].score  # the number and year findings came off
 
 
 def test_a_file_written_before_layer_pick_left_loads_and_a_pick_is_refused():

@@ -78,9 +78,12 @@ def teacher_labels(
     scorer: XLScorer, pairs: Sequence[Pair], *, start: int = 0, progress: bool = False
 ) -> Iterator[tuple[int, Judgment]]:
     """The teacher's label of each pair from ``start`` on, in order, as a :class:`Judgment`:
-    ``human`` is the teacher's score without its check term (the student keeps that term
-    itself) and ``errors`` its predicted error spans. ``scorer`` holds the teacher as its
-    estimator; only its score is computed (``fields="score"``)."""
+    ``human`` is the part of the teacher's score that the student learns and ``errors`` the
+    teacher's predicted error spans. The student keeps the check term and, like every
+    estimator without a similarity, the pull by the share of foreign words itself, so
+    ``human`` is the teacher's estimate; a teacher with a similarity weight gives its score
+    without the check term (the student learns its similarity part). ``scorer`` holds the
+    teacher as its estimator; only its score is computed (``fields="score"``)."""
     est = scorer.estimator
     if est is None:
         raise XLScoreError("teacher_labels needs a scorer with an estimator (the teacher)")
@@ -93,9 +96,12 @@ def teacher_labels(
     for i, by in scorer.iter_score(sources, translations, start=start, progress=progress):
         r, p = by[""], pairs[i]
         empty = "empty" in r.flags or "empty_source" in r.flags
-        target = r.score
-        if est.check_weight and not empty:
-            target += est.check_weight * counted(r.findings)  # found once, by the scorer
+        if empty or est.similarity_weight:
+            target = r.score
+            if est.check_weight and not empty:
+                target += est.check_weight * counted(r.findings)  # found once, by the scorer
+        else:  # the scorer pulls the student's estimate by the foreign words itself
+            target = r.estimate
         errors = tuple(ErrorMark(s.start, s.end, s.severity) for s in r.error_spans)
         yield i, Judgment(p.seg_id, p.system, p.source, p.translation, float(target), errors=errors)
 
