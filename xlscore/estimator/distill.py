@@ -96,12 +96,12 @@ def teacher_labels(
     for i, by in scorer.iter_score(sources, translations, start=start, progress=progress):
         r, p = by[""], pairs[i]
         empty = "empty" in r.flags or "empty_source" in r.flags
-        if empty or est.similarity_weight:
+        if not (empty or est.similarity_weight) and r.estimate is not None:
+            target = r.estimate  # the scorer pulls the student's by the foreign words itself
+        else:
             target = r.score
             if est.check_weight and not empty:
                 target += est.check_weight * counted(r.findings)  # found once, by the scorer
-        else:  # the scorer pulls the student's estimate by the foreign words itself
-            target = r.estimate
         errors = tuple(ErrorMark(s.start, s.end, s.severity) for s in r.error_spans)
         yield i, Judgment(p.seg_id, p.system, p.source, p.translation, float(target), errors=errors)
 
