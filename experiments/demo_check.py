@@ -1,7 +1,7 @@
 """How the scorer orders the demo translations: for each kind of flaw, on how many of the 12
 demo sources the good translation scores above the flawed one — the default (the shipped
-quality estimator) and the paper's variants, each pair scored on its own, and the optional
-consensus blend, ranking the four translations of each source together.
+quality estimator) and the paper's variants, each pair scored on its own, and each with the
+candidates' consensus, ranking the four translations of each source together.
 
     python experiments/demo_check.py
 """
@@ -38,7 +38,7 @@ def main() -> None:
     sources = [r["source"] for r in rows]
     translations = [r["translation"] for r in rows]
     default = XLScorer.offline()
-    paper = XLScorer.offline(estimator=None)
+    paper = XLScorer.offline(estimator=None, consensus=False)
     blend = XLScorer.offline(estimator=None, consensus=True)
     lines = [
         "| scorer | good > literal | good > omission | good > meaning error | good ranked first |",
@@ -57,12 +57,13 @@ def main() -> None:
         lines.append(
             _row(f"paper, variant {variant}", by_id(paper.paper.score_prepared(corpus, variant)))
         )
-    ranked: dict[str, dict[str, float]] = defaultdict(dict)
-    for i in dict.fromkeys(r["id"] for r in rows):
-        four = [r for r in rows if r["id"] == i]
-        for t in blend.rank(four[0]["source"], [r["translation"] for r in four]):
-            ranked[i][four[t.index]["quality"]] = t.score
-    lines.append(_row("paper anchors + consensus, rank() of the four", ranked))
+    for name, scorer in (("default", default), ("paper anchors", blend)):
+        ranked: dict[str, dict[str, float]] = defaultdict(dict)
+        for i in dict.fromkeys(r["id"] for r in rows):
+            four = [r for r in rows if r["id"] == i]
+            for t in scorer.rank(four[0]["source"], [r["translation"] for r in four]):
+                ranked[i][four[t.index]["quality"]] = t.score
+        lines.append(_row(f"{name} + consensus, rank() of the four", ranked))
     text = f"Default: `{default.signature()}`\n\nPaper: `{paper.signature()}`\n\n" + "\n".join(
         lines
     )

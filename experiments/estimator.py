@@ -43,7 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +51,7 @@ from _protocol import CACHE, LODO, MULTILINGUAL, K, fold_names, fold_split, load
 from _results import cpu_name
 
 from xlscore.cli.options import recipe_type
+from xlscore.estimator.recipe import RECIPES
 from xlscore.estimator.training import Recipe
 from xlscore.io.judgments import sample_sources
 
@@ -72,7 +73,8 @@ def _complete(config: dict) -> dict:
 def cmd_run(args, sets) -> None:
     from xlscore.estimator.model import QualityEstimator
 
-    recipe = Recipe(
+    recipe = replace(
+        RECIPES[args.recipe],
         **{
             f.name: getattr(args, f.name)
             for f in fields(Recipe)
@@ -89,6 +91,7 @@ def cmd_run(args, sets) -> None:
         "da": args.da,
         "multilingual": [x for x in args.multilingual.split(",") if x],
         "note": args.note,
+        **({"start_from": args.start_from} if recipe.heads_only else {}),
     }
     cfg_file = folder / "config.json"
     if cfg_file.exists() and _complete(json.loads(cfg_file.read_text())) != config:
@@ -103,7 +106,12 @@ def cmd_run(args, sets) -> None:
         train, test = fold_split(sets, fold, config)
         t0 = time.time()
         est = QualityEstimator(recipe=recipe)
-        est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt")
+        start = None
+        if recipe.heads_only:
+            if not args.start_from:
+                raise SystemExit("a heads_only recipe needs --start-from MODEL_ID")
+            start = QualityEstimator.load(CACHE / args.start_from / fold / "full.safetensors")
+        est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt", start=start)
         est.save(out / "full.safetensors", name=f"{args.model_id}-{fold}")
         # a resumed run: its training loop's time over every part (the log carries it on)
         minutes = max(time.time() - t0, est.log.seconds) / 60
@@ -116,6 +124,7 @@ def cmd_run(args, sets) -> None:
                 {
                     "minutes": minutes,
                     "cpu": cpu_name(),
+                    "device": device_name(est.device),
                     "train_rows": sum(map(len, train)),
                     "log": asdict(est.log),
                 }
@@ -128,6 +137,16 @@ def cmd_run(args, sets) -> None:
         )
         if test:
             compress_fold(out, test, [args.ship_rank])
+
+
+def device_name(device) -> str:
+    """Where a model trained: ``cpu``, or the GPU's name (the log's ``cpu`` names the host's
+    processor either way)."""
+    import torch
+
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return str(device)
 
 
 def save_estimates(out: Path, suffix: str, est, test: list) -> None:
@@ -492,6 +511,17 @@ def main() -> None:
         help="train on these multi-pair files too ("
         + ", ".join(MULTILINGUAL)
         + "), comma-separated",
+    )
+    ap.add_argument(
+        "--recipe",
+        choices=sorted(RECIPES),
+        default="default",
+        help="run: the recipe the other recipe options change (plain: issue 61's)",
+    )
+    ap.add_argument(
+        "--start-from",
+        default="",
+        help="run, heads_only recipes: the model whose fold models the heads learn on",
     )
     ap.add_argument("--it-sample", type=int, default=IT_SAMPLE)
     ap.add_argument("--ship-rank", type=int, default=Recipe().delta_rank)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,14 +45,17 @@ from xlscore.evaluation.gate import (
     compare_scores,
     grouped_spearman,
 )
-from xlscore.final_score import estimator_score
+from xlscore.final_score import CONSENSUS_MIN, estimator_score
+from xlscore.metric.consensus import blend as consensus_blend
+from xlscore.metric.consensus import chrf_agreement
 
 #: the order the parts are tried in, and each one's weights
-ORDER = ("checks", "meaning", "similarity")
+ORDER = ("checks", "meaning", "similarity", "consensus")
 GRID = {
     "checks": (0.1, 0.25, 0.5, 1.0),
     "meaning": (0.005, 0.01, 0.02, 0.05),
     "similarity": (0.5, 1.0, 2.0, 3.0, 5.0),
+    "consensus": (0.25, 0.5, 1.0, 1.5, 2.0, 3.0),
 }
 #: the parts that need an encoder pass of their own
 SECOND_PASS = ("similarity",)
@@ -65,10 +69,12 @@ class Blend:
     meaning: float = 0.0
     similarity: float = 0.0
     checks: float = 0.0
+    consensus: float = 0.0
 
     def __str__(self) -> str:
         parts = [f"{w:g}×{n}" for n, w in (("meaning", self.meaning),
-                 ("sim", self.similarity), ("checks", self.checks)) if w]  # fmt: skip
+                 ("sim", self.similarity), ("checks", self.checks),
+                 ("consensus", self.consensus)) if w]  # fmt: skip
         return "head" + "".join(f" + {p}" for p in parts) if parts else "sentence head alone"
 
 
@@ -82,7 +88,37 @@ class SetData:
     parts: Parts
 
     def scores(self, blend: Blend) -> np.ndarray:
-        """The score of every row under a blend."""
+        """The score of every row under a blend: on a many-systems set the engines of each
+        source are scored together, so that the consensus enters there (as the scorer adds
+        it: :func:`xlscore.metric.consensus.blend`); a single-translation set's rows are
+        scored one at a time."""
+        alone = self._alone(blend)
+        if not blend.consensus or self.set.kind != "systems":
+            return alone
+        out = alone.copy()
+        for idx in self.groups:
+            if len(idx) >= CONSENSUS_MIN:
+                out[idx] = consensus_blend(alone[idx], self.agreement[idx], blend.consensus)
+        return out
+
+    @functools.cached_property
+    def groups(self) -> list[np.ndarray]:
+        """The positions of each source's rows."""
+        by: dict[str, list[int]] = {}
+        for i, r in enumerate(self.set.rows):
+            by.setdefault(r.seg_id, []).append(i)
+        return [np.array(v) for v in by.values()]
+
+    @functools.cached_property
+    def agreement(self) -> np.ndarray:
+        """Each row's chrF agreement with the other engines' translations of its source."""
+        out = np.zeros(len(self.set.rows))
+        for idx in self.groups:
+            out[idx] = chrf_agreement([self.set.rows[i].translation for i in idx])
+        return out
+
+    def _alone(self, blend: Blend) -> np.ndarray:
+        """The score of every row scored on its own."""
         return np.asarray(
             estimator_score(
                 self.base + blend.meaning * self.meaning,
@@ -205,9 +241,25 @@ def apply_rule(data: list[SetData]) -> tuple[Blend, list[str]]:
     return blend, lines
 
 
-def sets_table(data: list[SetData], columns: dict[str, Blend | None]) -> list[str]:
+def consensus_elsewhere(data: list[SetData], blend: Blend) -> dict[str, float]:
+    """For each set, the consensus weight (0 or one of the grid's) that gives the best mean
+    over the *other* sets on top of ``blend``: the weight a set's figure with consensus is
+    reported at, so that no set's figure comes from a weight chosen on it."""
+    weights = (0.0, *GRID["consensus"])
+    figs = {w: [d.figure(d.scores(replace(blend, consensus=w))) for d in data] for w in weights}
+    out = {}
+    for k, d in enumerate(data):
+        others = {w: mean_of(f[:k] + f[k + 1 :]) for w, f in figs.items()}
+        out[d.set.key] = max(weights, key=lambda w: (others[w], -w))
+    return out
+
+
+Column = Blend | None | Callable[[SetData], np.ndarray]
+
+
+def sets_table(data: list[SetData], columns: dict[str, Column]) -> list[str]:
     """Every set's figure (and system Kendall) for each named blend (``None``: the untrained
-    similarity alone), and the mean."""
+    similarity alone; a function: the scores it gives each set), and the mean."""
     names = list(columns)
     out = [
         "| set | rows | statistic | " + " | ".join(names) + " |",
@@ -215,7 +267,10 @@ def sets_table(data: list[SetData], columns: dict[str, Blend | None]) -> list[st
     ]
     figs: dict[str, list[float]] = {n: [] for n in names}
     for d in data:
-        scores = {n: d.parts.similarity if b is None else d.scores(b) for n, b in columns.items()}
+        scores = {
+            n: d.parts.similarity if b is None else d.scores(b) if isinstance(b, Blend) else b(d)
+            for n, b in columns.items()
+        }
         vals = []
         for n in names:
             figs[n].append(d.figure(scores[n]))
@@ -234,16 +289,18 @@ def sets_table(data: list[SetData], columns: dict[str, Blend | None]) -> list[st
                 + " | ".join(f"{d.system_kendall(scores[n]):+.3f}" for n in names)
                 + " |"
             )
+    many = [k for k, d in enumerate(data) if d.set.kind == "systems"]
+    out.append(
+        "| **mean over the many-systems sets** | | per-segment Kendall | "
+        + " | ".join(f"**{mean_of([figs[n][k] for k in many]):+.4f}**" for n in names)
+        + " |"
+    )
     out.append(
         "| **mean over the sets** | | per-segment Kendall / Spearman | "
         + " | ".join(f"**{mean_of(figs[n]):+.4f}**" for n in names)
         + " |"
     )
     return out
-
-
-#: the default as it shipped before issue 51 (rtm15-e5s's file)
-SHIPPED_BLEND = Blend(meaning=0.02, similarity=5.0, checks=0.25)
 
 
 def main() -> None:
@@ -273,23 +330,33 @@ def main() -> None:
 
 
 def write_sets(variant: str, data: list[SetData], blend: Blend) -> None:
-    """``results/sets-VARIANT.md``: the rule's blend, the previous default as shipped and its
-    parts alone, on every set."""
-    columns: dict[str, Blend | None] = {f"the rule's blend ({blend})": blend}
-    columns.update(
-        {
-            "default as shipped (0.02 meaning, 5 sim, 0.25 checks)": SHIPPED_BLEND,
-            "sentence head alone": Blend(),
-            "the untrained similarity alone": None,
-            "head + 0.25 checks": Blend(checks=0.25),
-            "its estimate (head + 0.02 meaning)": Blend(meaning=0.02),
-        }
-    )
+    """``results/sets-VARIANT.md``: the rule's blend (with the consensus weight it chose, and
+    with the one chosen on the other sets), without consensus, and its parts alone, on every
+    set."""
+    alone = replace(blend, consensus=0.0)
+    elsewhere = consensus_elsewhere(data, alone)
+    columns: dict[str, Column] = {
+        f"the rule's blend ({blend})": blend,
+        "the same, consensus weight chosen on the other sets": lambda d: d.scores(
+            replace(alone, consensus=elsewhere[d.set.key])
+        ),
+        f"without consensus ({alone})": alone,
+        "sentence head alone": Blend(),
+        "consensus chrF alone (many-systems sets)": lambda d: (
+            d.agreement if d.set.kind == "systems" else d.scores(Blend())
+        ),
+        "the untrained similarity alone": None,
+    }
     body = [
         f"Variant `{variant}`: each set read by the fold model that never saw it "
         "(`experiments/sets.py`: en-ru newstest MQM and DA and en-de newstest2021 by the "
         "leave-newstest-out model, the rest by the leave-WMT22-out model); machine translations "
-        "only; per-segment Kendall over the sources with at least three distinct human scores.",
+        "only; per-segment Kendall over the sources with at least three distinct human scores. "
+        "Consensus enters on the many-systems sets only (the engines of a source scored "
+        "together); a single-translation set's column is its score without it. The weight "
+        "chosen on the other sets, per set: "
+        + ", ".join(f"{k} {w:g}" for k, w in elsewhere.items())
+        + ".",
         "",
         *sets_table(data, columns),
     ]

@@ -54,6 +54,11 @@ PER_PAIR = 500
 #: the file of the model-independent parts of each set's rows
 PARTS = FOLDS / "parts"
 MQM = "multilingual/mqm.tsv.gz"
+#: the spoken-domain set (issue 61): validation only, never in any training data
+TALKS = "multilingual/mqm-ted-zhen.tsv.gz"
+#: the many-systems sets read whole, not cut to :data:`SOURCES` sources: newstest (its exported
+#: fold file is read whole) and the talks (421 sources, every one the issue's figures use)
+WHOLE = ("news", "talks")
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,8 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
         ("mlqe", "MLQE-PE dev2021 DA (7 pairs)", "single", "lodo-qe22",
          lambda: _mlqe(data_dir)),
         ("it", "WMT19 en-ru IT HTER test", "single", "lodo-qe22", lambda: list(sets["it-test"])),
+        ("talks", "zh-en TED talks MQM", "systems", "lodo-qe22",
+         lambda: [r for r in read_judgments(data_dir / TALKS) if not r.is_human]),
     ]  # fmt: skip
     out = []
     for key, label, kind, fold, read in specs:
@@ -133,7 +140,7 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
         rows = [r for r in read() if _norm(r.source) not in seen[fold]]
         if kind == "systems":
             rows = _distinct3(rows)
-            if key != "news":  # newstest's exported fold is read whole
+            if key not in WHOLE:
                 rows = sample_sources(rows, SOURCES)
         out.append(ValidationSet(key, label, kind, fold, tuple(rows)))
     return out

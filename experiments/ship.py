@@ -25,15 +25,27 @@ from xlscore.estimator.training import Recipe
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--model-id", required=True, help="the model's name: its folder under .cache/estimator/"
+        "--model-id", default="", help="the model's name: its folder under .cache/estimator/"
     )
-    ap.add_argument("--fold", required=True, help="e.g. lodo-news")
+    ap.add_argument("--fold", default="all", help="e.g. lodo-news (default: all)")
     ap.add_argument("--similarity-weight", type=float, default=0.0)
     ap.add_argument(
         "--check-weight", type=float, default=0.0, help="score lost per reliable check finding"
     )
     ap.add_argument(
         "--meaning-blend", type=float, default=0.0, help="weight of the meaning head, if any"
+    )
+    ap.add_argument(
+        "--consensus-weight",
+        type=float,
+        default=0.0,
+        help="weight of the candidates' consensus when three or more are scored together",
+    )
+    ap.add_argument(
+        "--from-file",
+        type=Path,
+        help="start from this estimator file instead of a cached fold (e.g. one trained on a "
+        "lent GPU, or a shipped file whose formula changes)",
     )
     ap.add_argument(
         "--span-threshold",
@@ -44,7 +56,7 @@ def main() -> None:
     ap.add_argument("--name", required=True, help="the estimator's name in signatures")
     ap.add_argument("--output", "-o", required=True, type=Path)
     args = ap.parse_args()
-    source = CACHE / args.model_id / args.fold / "full.safetensors"
+    source = args.from_file or CACHE / args.model_id / args.fold / "full.safetensors"
     if not source.is_file():
         raise SystemExit(
             f"{source} does not exist: run estimator.py run --model-id "
@@ -65,6 +77,9 @@ def main() -> None:
     if args.check_weight < 0:
         raise SystemExit("--check-weight must not be negative")
     model.check_weight = args.check_weight
+    if args.consensus_weight < 0:
+        raise SystemExit("--consensus-weight must not be negative")
+    model.consensus_weight = args.consensus_weight
     try:
         model.meaning_blend = args.meaning_blend
     except XLScoreError as err:

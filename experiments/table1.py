@@ -109,7 +109,7 @@ def main() -> None:
 
     lexicon = Lexicon.load(args.lexicon)
     e5, minilm = Encoder.load("pack:e5-small"), Encoder.load("pack:minilm-en")
-    # the paper's methods: one translation scored at a time, no consensus (see beyond.py)
+    # the paper's methods: one translation scored at a time, no consensus (docs/consensus.md)
     two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
     multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
     sources = list(dict.fromkeys(r.source for r in rows))

@@ -136,6 +136,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
                 "--quiet",
                 "--fields",
                 "all",
+                "--no-consensus",  # batch scores each row on its own (docs/consensus.md)
             ]
         )
         == 0
@@ -166,6 +167,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
     batch_sig = meta[b"xlscore.signature"].decode()
     # the same settings; the corpus map's digest may differ in the last float bits only
     assert batch_sig.rsplit("#", 1)[0] == signature.rsplit("#", 1)[0]
+    assert "|cons:no|" in batch_sig  # batch does not gather a source's engines
     manifest = json.loads((out / "_xlscore_job.json").read_text())
     assert manifest["complete"] and manifest["signature"] == batch_sig
 
@@ -193,6 +195,7 @@ def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys)
                 "--quiet",
                 "--fields",
                 "score,evidence",
+                "--no-consensus",
             ]
         )
         == 0

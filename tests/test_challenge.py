@@ -46,6 +46,8 @@ PAPER_FLOOR = {
 # The default: the shipped estimator (issue 51: no similarity in its score, so the errors that
 # keep every word are caught less often than by the previous default's 172/178 — the challenge
 # set is a floor now, at least half of each category and 80% of all, experiments/gate.py).
+# Issue 61's rule on ten sets took the meaning head's 0.005 out of the score: one antonym and
+# one role swap fewer (161/178, experiments/results/gate.md).
 DEFAULT_FLOOR = {
     "untranslated": 10,
     "wrong_language": 10,
@@ -55,9 +57,9 @@ DEFAULT_FLOOR = {
     "omission": 19,
     "addition": 18,
     "spelled_number": 12,
-    "antonym": 14,
+    "antonym": 13,
     "untranslated_fragment": 12,
-    "role_swap": 10,
+    "role_swap": 9,
     "date_unit": 11,
 }
 # flawed translations with a predicted error span on the error (89 of 178 measured at the span

@@ -109,86 +109,80 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         mine = [float(x["score"]) for x in data if x["engine"] == name]
         assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
     assert "align:corpus#" in r.stderr  # the full signature, with the map's digest
-    # the default (issue 51): the estimator's prediction, pulled towards the floor by the share
-    # of foreign words, minus b per finding of the precise checks (the shipped file's weight);
-    # no similarity in the score, but computed as a field beside it (--fields all), no consensus
+    # the default (issue 61): the estimator's prediction, pulled towards the floor by the share
+    # of foreign words, minus b per finding of the precise checks (the shipped file's weight),
+    # the four engines' consensus blended in at the file's weight; no similarity in the score,
+    # but computed as a field beside it (--fields all)
+    from xlscore.metric.consensus import blend
+
     meta = read_metadata(shipped().path)
-    b = meta["check_weight"]
-    assert "similarity_weight" not in meta and "|cons:no|" in lines[0]
+    b, w = meta["check_weight"], meta["consensus_weight"]
+    assert "similarity_weight" not in meta and f"|cons:chrF*{w:g}>=3|" in lines[0]
     assert "*sim" not in lines[0].split("|")[1] and f"-{b:g}*checks|" in lines[0]
     assert "|sim:pack:e5-small@9#" in lines[0]
     sources = Path(SRC).read_text(encoding="utf-8").splitlines()
     outputs = {Path(e).stem: Path(e).read_text(encoding="utf-8").splitlines() for e in ENGINES}
     found = exact = 0
+    by: dict[str, list[dict]] = {}
     for x in data:
-        k = int(x["segment"]) - 1
-        n = reliable_findings(sources[k], outputs[x["engine"]][k])
-        found += n
-        want = float(x["estimate"]) - b * n
-        assert x["consensus"] == "" and -1 <= float(x["similarity"]) <= 1
-        if not x["foreign_words"]:  # nothing pulls it towards the floor
-            exact += 1
-            assert float(x["score"]) == pytest.approx(want, abs=2e-5)
-        else:
-            assert float(x["score"]) <= want + 2e-5
-    assert exact > 40
+        by.setdefault(x["segment"], []).append(x)
+    for seg, group in by.items():
+        k = int(seg) - 1
+        own = []
+        for x in group:
+            n = reliable_findings(sources[k], outputs[x["engine"]][k])
+            found += n
+            own.append(float(x["estimate"]) - b * n)
+            assert x["consensus"] != "" and -1 <= float(x["similarity"]) <= 1
+        if not any(x["foreign_words"] for x in group):  # nothing pulls one towards the floor
+            exact += len(group)
+            want = blend(own, [float(x["consensus"]) * 100 for x in group], w)
+            assert [float(x["score"]) for x in group] == pytest.approx(want, abs=2e-4)
+    assert exact > 30
     assert found > 0  # the checks' term was exercised
     assert any(x["unmatched_source"] for x in data)
 
 
-def test_consensus_is_an_option_of_the_papers_score(tiny_models):
-    on = ok(
-        cli(
-            "score",
-            "-s",
-            SRC,
-            *[arg for e in ENGINES[:3] for arg in ("-t", e)],
-            "--format",
-            "tsv",
-            "--quiet",
-            "--estimator",
-            "none",
-            "--consensus",
-            *tiny_models,
+def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
+    """The paper's score (no estimator) with consensus: three engines scored together get
+    the blend of their own score and their agreement; two do not; --no-consensus turns it
+    off and the signature says which."""
+    from xlscore.metric.consensus import blend
+    from xlscore.scorer import PAPER_CONSENSUS_WEIGHT
+
+    def run(n: int, *extra: str) -> tuple[str, list[dict]]:
+        out = ok(
+            cli(
+                "score",
+                "-s",
+                SRC,
+                *[arg for e in ENGINES[:n] for arg in ("-t", e)],
+                "--format",
+                "tsv",
+                "--quiet",
+                "--estimator",
+                "none",
+                *extra,
+                *tiny_models,
+            )
         )
-    )
-    two = ok(
-        cli(
-            "score",
-            "-s",
-            SRC,
-            "-t",
-            ENGINES[0],
-            "-t",
-            ENGINES[1],
-            "--format",
-            "tsv",
-            "--quiet",
-            "--estimator",
-            "none",
-            "--consensus",
-            *tiny_models,
-        )
-    )
-    assert "|est:no|" in on.stdout and "|cons:0.6|" in on.stdout.splitlines()[0]
-    rows = [
-        x
-        for x in csv.DictReader(on.stdout.splitlines()[1:], delimiter="\t")
-        if x["segment"] != "system"
-    ]
-    assert rows and all(
-        float(x["score"])
-        == pytest.approx(0.4 * float(x["f1"]) + 0.6 * float(x["consensus"]), abs=2e-6)
-        for x in rows
-    )
-    rows = [
-        x
-        for x in csv.DictReader(two.stdout.splitlines()[1:], delimiter="\t")
-        if x["segment"] != "system"
-    ]  # two engines: too few for a consensus
-    assert rows and all(x["consensus"] == "" and x["score"] == x["f1"] for x in rows)
-    both = cli("score", "-s", SRC, "-t", ENGINES[0], "--consensus")
-    assert both.returncode == 2 and "consensus blends into the paper's score only" in both.stderr
+        lines = out.stdout.splitlines()
+        rows = [x for x in csv.DictReader(lines[1:], delimiter="\t") if x["segment"] != "system"]
+        return lines[0], rows
+
+    sig, rows = run(3, "--consensus")
+    assert "|est:no|" in sig and "|cons:chrF*1>=3|" in sig
+    by: dict[str, list[dict]] = {}
+    for x in rows:
+        by.setdefault(x["segment"], []).append(x)
+    for group in by.values():
+        own = [float(x["f1"]) for x in group]  # the tiny models flag nothing as foreign
+        want = blend(own, [float(x["consensus"]) for x in group], PAPER_CONSENSUS_WEIGHT)
+        assert [float(x["score"]) for x in group] == pytest.approx(want, abs=2e-6)
+    _, two = run(2, "--consensus")  # two engines: too few for a consensus
+    assert two and all(x["consensus"] == "" and x["score"] == x["f1"] for x in two)
+    sig, off = run(3, "--no-consensus")
+    assert "|cons:no|" in sig and all(x["consensus"] == "" for x in off)
 
 
 def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import offline_scorer, read_demo
 
-from xlscore import XLScoreError, XLScorer
+from xlscore import XLScorer
 from xlscore.estimator.checks import reliable_findings
 from xlscore.estimator.model import FLOOR, SHIPPED, QualityEstimator, shipped
 from xlscore.io.cache import sha256_file
@@ -39,14 +39,15 @@ def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
     s = shipped()
     sig = default.signature()
     assert sig.startswith(f"xlscore:0.1.0|est:{s.name}#{s.sha256[:8]}@")
-    # the shipped file's score (issue 51): the sentence head, the meaning head at 0.005 and the
-    # reliable checks, each admitted by the rule of docs/estimator.md; no similarity, so one
-    # encoder pass (the similarity is a field: computed here because Python asks for every
-    # field by default, and not part of the score)
+    # the shipped file's score (issue 61's rule on ten sets): the sentence head and the
+    # reliable checks, and the consensus when engines are scored together; no meaning head and
+    # no similarity, so one encoder pass (the similarity is a field: computed here because
+    # Python asks for every field by default, and not part of the score)
     est = default.estimator
     m, w, b = est.meaning_blend, est.similarity_weight, est.check_weight
-    assert (m, w, b) == (0.005, 0, 0.25) and not est.separate_similarity
-    assert "+0.005*meaning-0.25*checks|" in sig and "*sim" not in sig
+    assert (m, w, b, est.consensus_weight) == (0, 0, 0.25, 2) and not est.separate_similarity
+    assert "@bf16-0.25*checks|" in sig or "@fp32-0.25*checks|" in sig
+    assert "*sim" not in sig and "|cons:chrF*2>=3|" in sig
     found = [reliable_findings(r["source"], r["translation"]) for r in rows]
     assert any(found)
     assert all(
@@ -128,9 +129,35 @@ def test_evidence_reaches_the_result(demo):
     assert isinstance(d["unmatched_source"], list)
 
 
-def test_consensus_belongs_to_the_papers_score():
-    with pytest.raises(XLScoreError, match="consensus blends into the paper's score only"):
-        XLScorer.offline(consensus=True)
+def test_engines_scored_together_get_the_files_consensus(default):
+    """The default with the demo's four engines scored together: each score is the pair's
+    own score with the engines' agreement blended in at the weight the file stores, the
+    estimate does not depend on the other engines, the engines' order changes nothing (bit
+    for bit), and ``consensus=False`` gives every pair its own score."""
+    from conftest import DEMO
+
+    from xlscore.metric.consensus import blend
+
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
+    names = [f"engine{i}" for i in (1, 2, 3, 4)]
+    engines = {n: (DEMO / f"{n}.ru").read_text(encoding="utf-8").splitlines() for n in names}
+    ids = range(len(src))
+    w = default.estimator.consensus_weight
+    assert w > 0 and f"|cons:chrF*{w:g}>=3|" in default.signature()
+    together = dict(default.iter_score(src, engines))
+    backwards = dict(default.iter_score(src, dict(reversed(list(engines.items())))))
+    alone = {n: default.score(src, engines[n]) for n in names}
+    for k in range(len(ids)):
+        own = [alone[n][k].score for n in names]
+        assert [together[k][n].estimate for n in names] == [alone[n][k].estimate for n in names]
+        want = blend(own, [together[k][n].consensus * 100 for n in names], w)
+        assert [together[k][n].score for n in names] == pytest.approx(want, abs=1e-9)
+        assert [backwards[k][n].score for n in names] == [together[k][n].score for n in names]
+    off = offline_scorer(consensus=False)
+    assert "|cons:no|" in off.signature()
+    apart = dict(off.iter_score(src, engines))
+    assert all(apart[k][n].score == alone[n][k].score and apart[k][n].consensus is None
+               for k in apart for n in names)  # fmt: skip
 
 
 def test_the_shipped_student_is_one_smaller_pass():

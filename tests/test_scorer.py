@@ -5,6 +5,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+import sacrebleu
 from conftest import (
     DEMO,
     SMALL_LEXICON,
@@ -117,7 +118,7 @@ def test_signature_names_every_setting(tiny):
         "@2#",
         "|ru:",
         "variant:anchors",
-        "cons:no",
+        "cons:chrF*1>=3",  # the paper's score with consensus, three engines or more
         "idf:no",
         "rescale:no",
         "lex:tsv:lex.tsv#",
@@ -253,14 +254,6 @@ def _engines(k: int) -> tuple[list[str], dict[str, list[str]]]:
     }
 
 
-def _greedy_f1(a: np.ndarray, b: np.ndarray) -> float:
-    a = a / np.linalg.norm(a, axis=1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=1, keepdims=True)
-    sim = a @ b.T
-    p, r = sim.max(1).mean(), sim.max(0).mean()
-    return 2 * p * r / (p + r)
-
-
 @pytest.fixture(scope="module")
 def four_engines(offline):
     """The four demo engines scored together with consensus: ``{segment: {engine: result}}``."""
@@ -269,39 +262,43 @@ def four_engines(offline):
 
 
 def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline, four_engines):
+    from xlscore.metric.consensus import blend
     from xlscore.results import penalised
-    from xlscore.scorer import CONSENSUS_WEIGHT
+    from xlscore.scorer import PAPER_CONSENSUS_WEIGHT
 
     src, engines = _engines(4)
-    plain = offline_scorer(estimator=None)
+    plain = offline_scorer(estimator=None, consensus=False)
     with_c = four_engines
     without = dict(plain.iter_score(src, engines))
-    assert "cons:0.6" in offline.signature() and "cons:no" in plain.signature()
+    assert "cons:chrF*1>=3" in offline.signature() and "cons:no" in plain.signature()
+    names = list(engines)
     for i in (0, 5, 11):
-        names = list(engines)
-        vecs = {n: offline.ru.embed_words([engines[n][i]])[0].vectors.numpy() for n in names}
         for n in names:
             a, b = with_c[i][n], without[i][n]
             assert b.consensus is None and a.f1 == pytest.approx(b.f1, abs=1e-6)
-            # an independent computation: mean greedy F1 against the three other engines
-            want = np.mean([_greedy_f1(vecs[n], vecs[m]) for m in names if m != n])
-            assert a.consensus == pytest.approx(want, abs=1e-5)
-            floor = -1.0
-            assert a.score == pytest.approx(
-                (1 - CONSENSUS_WEIGHT) * penalised(a.f1, a.foreign, floor)
-                + CONSENSUS_WEIGHT * a.consensus,
-                abs=1e-6,
+            # an independent computation: sacreBLEU's chrF against the three other engines
+            want = np.mean([sacrebleu.sentence_chrf(engines[n][i], [engines[m][i]]).score
+                            for m in names if m != n])  # fmt: skip
+            assert a.consensus == pytest.approx(want / 100, abs=1e-9)
+        own = [penalised(with_c[i][n].f1, with_c[i][n].foreign, -1.0) for n in names]
+        blended = blend(own, [with_c[i][n].consensus for n in names], PAPER_CONSENSUS_WEIGHT)
+        for n, want in zip(names, blended):
+            assert with_c[i][n].score == pytest.approx(want, abs=1e-6)
+            assert without[i][n].score == pytest.approx(
+                penalised(without[i][n].f1, without[i][n].foreign, -1.0), abs=1e-6
             )
-            assert b.score == pytest.approx(penalised(b.f1, b.foreign, floor), abs=1e-6)
 
 
-def test_consensus_does_not_depend_on_engine_order_and_needs_three(offline, four_engines):
+def test_consensus_does_not_depend_on_engine_order_or_chunks_and_needs_three(offline, four_engines):
     src, engines = _engines(4)
     ref = four_engines
-    rev = dict(offline.iter_score(src, dict(reversed(list(engines.items()))), chunk_size=9))
+    rev = dict(offline.iter_score(src, dict(reversed(list(engines.items())))))
+    chunked = dict(offline.iter_score(src, engines, chunk_size=9))
     for i in ref:
         for n in engines:
-            assert rev[i][n].score == pytest.approx(ref[i][n].score, abs=1e-5)
+            # (the paper's corpus map sums its statistics in the pairs' order: 1e-7 apart)
+            assert rev[i][n].score == pytest.approx(ref[i][n].score, abs=1e-6)
+            assert chunked[i][n].score == pytest.approx(ref[i][n].score, abs=1e-5)
     two = dict(offline.iter_score(*_engines(2)))
     assert all(r.consensus is None for by in two.values() for r in by.values())
 
@@ -396,7 +393,6 @@ def test_the_paper_scorer_gives_the_paper_s_columns_alone(offline):
     [
         ({"variant": "bogus"}, "unknown variant 'bogus'"),
         ({"multilingual": "/nowhere/model", "alignment": "map.npz"}, "takes no alignment"),
-        ({"consensus": True}, "consensus blends into the paper's score only"),
     ],
 )
 def test_bad_settings_are_refused_before_any_model_loads(kwargs, message):

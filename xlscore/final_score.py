@@ -1,6 +1,7 @@
 """How a pair's parts become its ``score``: the quality estimator's prediction (with the
 multilingual similarity blended in when the estimator's file gives it a weight; the default's
-does not), or, without an estimator, the paper's F1 blended with the candidates' consensus.
+does not), or, without an estimator, the paper's F1; then, when three or more translations of
+one source are scored together, the candidates' consensus (:mod:`xlscore.metric.consensus`).
 
 :class:`FinalScore` is the scorer's component for it; :func:`estimator_score` is the formula
 itself, for numbers or arrays (the experiments and distillation use it too).
@@ -13,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xlscore.errors import XLScoreError
-from xlscore.metric.consensus import consensus_bertscore_groups
+from xlscore.metric.consensus import UTILITY, blend, chrf_agreement
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
 from xlscore.results import ScoreResult, Values, penalised
@@ -23,17 +24,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONSENSUS_MIN",
-    "CONSENSUS_WEIGHT",
+    "PAPER_CONSENSUS_WEIGHT",
     "SIMILARITY_ENCODER",
     "FinalScore",
     "estimator_score",
 ]
 
-#: weight of the candidates' consensus in ``score``: equal weights of the two signals after
-#: scaling each by its standard deviation on WMT21 newstest en-ru (0.057 for anchor F1, 0.035
-#: for consensus), the weights a grid search also picks there; choosing them by
-#: cross-validation over documents scores a little lower (experiments/beyond.py)
-CONSENSUS_WEIGHT = 0.6
+#: weight of the candidates' consensus in the paper's score (no estimator): the two signals'
+#: z scores within the source weighted equally, a choice that reads no human score (the
+#: estimator's weight is chosen by the rule and stored in its file)
+PAPER_CONSENSUS_WEIGHT = 1.0
 #: consensus is used when at least this many candidates of one source are scored together
 CONSENSUS_MIN = 3
 
@@ -66,22 +66,15 @@ def estimator_score(
     return score - check_weight * findings
 
 
-def check_consensus(estimator: bool, consensus: bool) -> None:
-    """Refuse consensus with an estimator: it blends into the paper's score only."""
-    if estimator and consensus:
-        raise XLScoreError(
-            "consensus blends into the paper's score only: use it with "
-            "estimator=None (--estimator none)"
-        )
-
-
 class FinalScore:
     """The final score of each result (see the module's docstring).
 
     Args:
         estimator: the quality estimator whose prediction is the score, or ``None`` (the
             paper's F1).
-        consensus: without an estimator, blend each group's consensus into the score.
+        consensus: blend each group's consensus into the score when three or more candidates
+            of one source are scored together (with an estimator, at the weight its file
+            stores; 0 there: never).
         fields: the field groups the scorer computes (:mod:`xlscore.fields`).
         similarity: the multilingual similarity, run when the score or a field needs it.
     """
@@ -94,7 +87,6 @@ class FinalScore:
         fields: frozenset[str],
         similarity: Similarity,
     ) -> None:
-        check_consensus(estimator is not None, consensus)
         self.estimator = estimator
         self.consensus = bool(consensus)
         self.fields = fields
@@ -116,12 +108,22 @@ class FinalScore:
         on_pairs: Callable[[int], None] | None = None,
     ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
-        prediction when the scorer has one, else F1 blended with the consensus of each group
-        of candidates of one source (``groups``: their positions) when consensus is on.
-        ``on_pairs``: told how many pairs each estimator pass has read."""
+        prediction when the scorer has one, else F1; with the consensus of each group of
+        candidates of one source (``groups``: their positions) blended in when consensus is on
+        (:meth:`blend_consensus`). ``on_pairs``: told how many pairs each estimator pass has
+        read."""
+        if self.estimator is not None:
+            results = self.apply_estimator(corpus, results, on_pairs)
+        return self.blend_consensus(corpus, results, groups)
+
+    @property
+    def consensus_weight(self) -> float:
+        """The weight the candidates' consensus enters the score with (0: it does not)."""
+        if not self.consensus:
+            return 0.0
         if self.estimator is None:
-            return self.blend_consensus(corpus, results, groups)
-        return self.apply_estimator(corpus, results, on_pairs)
+            return PAPER_CONSENSUS_WEIGHT
+        return self.estimator.formula.consensus_weight
 
     def apply_estimator(
         self,
@@ -197,23 +199,36 @@ class FinalScore:
     ) -> list[ScoreResult]:
         """``results`` (of ``corpus``, in its order) with each group's consensus blended into
         the scores; ``groups`` holds the positions of candidates of one source (e.g. all
-        engines' translations of a segment). Groups smaller than :data:`CONSENSUS_MIN`, and
-        every result when consensus is off, are returned unchanged."""
+        engines' translations of a segment). Each candidate of a group of at least
+        :data:`CONSENSUS_MIN` gets its ``consensus`` (its mean chrF against the others, 0..1)
+        and ``score + w * sd * z(consensus)`` as its score (``sd``: the spread of the group's
+        scores; :func:`xlscore.metric.consensus.blend`); its ``estimate`` stays what it was.
+        Flagged candidates (empty, untranslated, wrong language) neither take part nor
+        change: their score stays at the floor they were given. Smaller groups, and every
+        result when the weight is 0, are returned unchanged."""
         out = list(results)
-        if not self.consensus:
+        w = self.consensus_weight
+        if not w:
             return out
-        w = CONSENSUS_WEIGHT
-        groups = [list(g) for g in groups if len(g) >= CONSENSUS_MIN]
-        agree = consensus_bertscore_groups([[corpus.mt[k].vectors for k in g] for g in groups])
-        for group, values in zip(groups, agree):
-            for k, c in zip(group, values):
-                out[k] = replace(out[k], consensus=c, score=(1 - w) * out[k].score + w * c)
+        texts = corpus.given or corpus.texts()[1]
+        for members in groups:
+            group = [k for k in members if not out[k].flags]
+            if len(group) < CONSENSUS_MIN:
+                continue
+            agree = chrf_agreement([texts[k] for k in group])
+            scores = blend([out[k].score for k in group], agree, w)
+            for k, c, s in zip(group, agree, scores):
+                out[k] = replace(out[k], consensus=c / 100, score=s)
         return out
 
     def describe(self) -> dict:
         """This part's settings in the scorer's description (:mod:`xlscore.signature`)."""
         return {
-            "consensus": CONSENSUS_WEIGHT if self.consensus else None,
+            "consensus": (
+                f"{UTILITY}*{self.consensus_weight:g}>={CONSENSUS_MIN}"
+                if self.consensus_weight
+                else None
+            ),
             "estimator": self.estimator.describe() if self.estimator is not None else None,
             "similarity": (
                 self.similarity.encoder().describe() if self.computes_similarity else None

@@ -25,8 +25,9 @@ class ScoreResult:
             a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), minus its
             ``check_weight`` per finding that counts
             (:func:`xlscore.estimator.checks.counted`). Without one: F1 with the foreign-text
-            penalty, blended with ``consensus`` as ``(1 - w) * F1 + w * consensus`` when there
-            is one (``w`` = :data:`~xlscore.final_score.CONSENSUS_WEIGHT`).
+            penalty. When three or more candidates of one source are scored together (consensus
+            on), the candidates' agreement is blended in:
+            :meth:`xlscore.final_score.FinalScore.blend_consensus`.
         estimate: the quality estimator's prediction (``None`` without an estimator).
         adequacy: the part of ``estimate`` the estimator's alignment features and word head
             contribute (``estimate - adequacy`` is its sentence head's part; 0 for an
@@ -35,8 +36,10 @@ class ScoreResult:
             foreign text penalised (``None`` when not computed: :mod:`xlscore.fields`).
         precision, recall, f1: the paper's BERTScore of the chosen words (anchors or all);
             ``None``, like ``n_anchors``, when the paper's columns are not computed.
-        consensus: mean BERTScore F1 against the other candidates of the same source (at
-            least :data:`~xlscore.final_score.CONSENSUS_MIN` scored together, consensus on).
+        consensus: the translation's mean sentence chrF (0..1) against the other candidates
+            of the same source, when it entered the score (at least
+            :data:`~xlscore.final_score.CONSENSUS_MIN` scored together, consensus on); else
+            ``None``. ``estimate`` never depends on the other candidates.
         n_anchors, anchors: the anchor pairs, ``(english_word, russian_word)``.
         anchors_at: where they are, ``(source_start, source_end, translation_start,
             translation_end)`` in the normalised texts.

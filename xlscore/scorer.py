@@ -24,7 +24,7 @@ from xlscore.errors import XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
 from xlscore.fields import FIELDS, resolve_fields
-from xlscore.final_score import CONSENSUS_MIN, CONSENSUS_WEIGHT, FinalScore, check_consensus
+from xlscore.final_score import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
 from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.anchoring import Anchoring
 from xlscore.metric.corpus import (
@@ -47,7 +47,7 @@ from xlscore.signature import KEYS, signature_line
 __all__ = [
     "CHUNK_PAIRS",
     "CONSENSUS_MIN",
-    "CONSENSUS_WEIGHT",
+    "PAPER_CONSENSUS_WEIGHT",
     "PreparedCorpus",
     "RankedTranslation",
     "ScoreResult",
@@ -110,8 +110,10 @@ class XLScorer:
             a :class:`QualityEstimator` whose prediction is ``score``; ``None``: the paper's F1.
         dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
             loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
-        consensus: without an estimator, blend each candidate's agreement with the others of
-            its source into ``score`` when three or more are scored together.
+        consensus: blend each candidate's agreement with the others of its source into
+            ``score`` when three or more are scored together (:mod:`xlscore.metric.consensus`;
+            the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
+            score's); ``False``: every score is the translation's own.
         idf, rescale, baseline, align_center, align_normalize: the paper's BERTScore options
             (:class:`~xlscore.metric.paper.PaperScorer`).
         fields: the parts of each result to compute (:mod:`xlscore.fields`; ``None``: all).
@@ -130,7 +132,7 @@ class XLScorer:
         translator: str | WordTranslator | None = None,
         alignment: str | os.PathLike | ProcrustesAligner = "corpus",
         variant: str = "anchors",
-        consensus: bool = False,
+        consensus: bool = True,
         idf: bool = False,
         rescale: bool = False,
         baseline: tuple[float, float, float] | None = None,
@@ -144,7 +146,6 @@ class XLScorer:
         # the settings are checked before any model loads
         checked_variant(variant, "anchors")
         chosen = resolve_fields(fields, estimator=estimator is not None)
-        check_consensus(estimator is not None, consensus)
         en, ru = _encoders(
             en_model, ru_model, multilingual, layer, device, dtype, alignment, paper=chosen
         )

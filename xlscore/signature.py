@@ -53,7 +53,7 @@ def signature_line(d: dict, qe: QualityEstimator | None) -> str:
         "en:" + (enc(d["en"]) if d["en"] is not None else "no"),
         f"ru:{enc(d['ru'])}",
         f"variant:{d['variant']}",
-        "cons:" + (f"{d['consensus']:g}" if d["consensus"] is not None else "no"),
+        "cons:" + (d["consensus"] or "no"),
         f"idf:{'yes' if d['idf'] else 'no'}",
         "rescale:"
         + (

@@ -21,7 +21,8 @@ The score of a pair must not depend on which worker scored it or with what else:
   unit holds;
 * settings whose statistics come from the whole corpus in a form that does not add up
   (``idf``, ``rescale``) and consensus across engines (it needs all candidates of a source in
-  one place) are refused.
+  one place; batch does not gather them yet) are refused: batch scores are each translation's
+  own, with consensus off in their signature.
 
 Ray runs offline and quietly: usage statistics off, no dashboard, Ray's temporary files under
 one known folder, and for a Ray instance started here an authentication token kept in this
@@ -78,7 +79,8 @@ DEFAULT_COLUMNS = PairColumns()
 _REFUSED = {
     "idf": "idf weights come from the whole corpus",
     "rescale": "the rescaling baseline samples pairs across the whole corpus",
-    "consensus": "consensus needs every candidate of a source in one place",
+    "consensus": "it does not yet gather the engines of a source in one place, so each "
+    "translation is scored on its own (consensus off)",
 }
 
 
@@ -128,6 +130,7 @@ def _checked_config(scorer: dict | None) -> dict:
             raise XLScoreError(
                 f"batch scoring does not support {key}: {why}; use `xlscore score` for it"
             )
+    config["consensus"] = False  # the signature then says so (cons:no)
     for key in ("en_model", "ru_model", "multilingual", "alignment", "estimator", "lexicon"):
         value = config.get(key)
         if value is not None and not isinstance(value, (str, os.PathLike)):

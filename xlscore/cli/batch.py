@@ -118,8 +118,9 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
     if args.consensus:
         raise XLScoreError(
-            "batch scoring refuses --consensus: it needs every candidate of a "
-            "source in one place; use `xlscore rank` or `xlscore score`"
+            "batch scoring refuses --consensus: it does not gather the engines of a source in "
+            "one place yet, so each translation is scored on its own; use `xlscore rank` or "
+            "`xlscore score` with one -t file per engine"
         )
     summary = score_dataset(
         args.inputs,

@@ -66,15 +66,16 @@ def add_fields_option(p: argparse.ArgumentParser, default: str) -> None:
 EXIT_USAGE = 2
 
 
-PRESETS: dict[str, dict[str, str | None]] = {
+PRESETS: dict[str, dict[str, str | bool | None]] = {
     "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small", "estimator": "default"},
     "paper": {
         "en_model": "bert-base-cased",
         "ru_model": "DeepPavlov/rubert-base-cased",
         "translator": "google",
         "estimator": None,
+        "consensus": False,
     },
-    "multilingual": {"multilingual": "pack:e5-small", "estimator": None},
+    "multilingual": {"multilingual": "pack:e5-small", "estimator": None, "consensus": False},
 }
 
 
@@ -126,9 +127,11 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "--consensus",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="with three or more engines and no estimator, blend each "
-        "translation's agreement with the other engines' translations into "
-        "its score (default: off)",
+        help="with three or more engines, blend each translation's agreement with the "
+        "other engines' translations of its source (chrF) into its score, at the weight "
+        "the estimator's file gives (default: on; off in the paper and multilingual "
+        "presets, the paper's method as published); --no-consensus: every score is the "
+        "translation's own",
     )
     g.add_argument("--idf", action="store_true", help="weight words by idf from the input")
     g.add_argument(

@@ -86,11 +86,13 @@ def encode_pairs(
     pairs: Sequence[tuple[str, str]],
     max_length: int | None,
     evidence: bool = False,
+    translation_prefix: str = "",
 ) -> list[Encoded]:
-    """Tokenise ``(source, translation)`` pairs as ``prefix + source`` and ``translation``;
-    pairs longer than ``max_length`` pieces are cut, the longer side first (``None``: never
-    cut). ``evidence``: also each piece's word evidence flags (:func:`word_evidence`; only a
-    model that reads them needs them)."""
+    """Tokenise ``(source, translation)`` pairs as ``prefix + source`` and
+    ``translation_prefix + translation``; pairs longer than ``max_length`` pieces are cut, the
+    longer side first (``None``: never cut). ``evidence``: also each piece's word evidence
+    flags (:func:`word_evidence`; only a model that reads them needs them). The prefixes'
+    pieces are :data:`SPECIAL`; translation offsets count from the translation's start."""
     if not pairs:
         return []
     from xlscore.encoders.models import quiet_transformers
@@ -103,7 +105,7 @@ def encode_pairs(
     with quiet_transformers():
         enc = tokenizer(
             [prefix + s for s, _ in pairs],
-            [t for _, t in pairs],
+            [translation_prefix + t for _, t in pairs],
             return_attention_mask=False,
             return_offsets_mapping=True,
             **cut,
@@ -112,9 +114,13 @@ def encode_pairs(
     for i, ids in enumerate(enc["input_ids"]):
         side, offsets = [], []
         for seq, (a, b) in zip(enc.sequence_ids(i), enc["offset_mapping"][i]):
-            if seq == 1:
+            if seq == 1 and b > max(a, len(translation_prefix)):
                 side.append(TRANSLATION)
-                offsets.append((a, b))
+                offsets.append((max(a, len(translation_prefix)) - len(translation_prefix),
+                                b - len(translation_prefix)))  # fmt: skip
+            elif seq == 1:
+                side.append(SPECIAL)
+                offsets.append((0, 0))
             else:
                 # a piece of the source proper ends after the prefix (its "▁" may start in it)
                 side.append(SOURCE if seq == 0 and b > max(a, len(prefix)) else SPECIAL)
@@ -212,6 +218,16 @@ class CrossEncoder(torch.nn.Module):
         if n:
             self.adequacy = torch.nn.Linear(n, 1)
         self.reset_head(0)
+        # the encoder's states are fixed (the heads learn on a fitted model's states): it stays
+        # in evaluation mode and keeps no gradient (see :meth:`train`)
+        self.frozen_body = False
+
+    def train(self, mode: bool = True) -> CrossEncoder:
+        """Training mode, but for a frozen body's encoder, which stays in evaluation mode."""
+        super().train(mode)
+        if self.frozen_body:
+            self.encoder.eval()
+        return self
 
     @property
     def extended(self) -> bool:
@@ -233,12 +249,13 @@ class CrossEncoder(torch.nn.Module):
             ]
         )
 
-    def reset_head(self, seed: int) -> None:
+    def reset_head(self, seed: int, sentence: bool = True) -> None:
         """Initialise the new layers from ``seed``: small normal weights, zero bias, and a
-        zero ``adequacy`` layer (training starts from the base score alone)."""
+        zero ``adequacy`` layer (training starts from the base score alone). ``sentence=False``
+        keeps the sentence head (a fitted one that the other heads learn beside)."""
         g = torch.Generator().manual_seed(seed)
         with torch.no_grad():
-            new = [*self.head.modules(), getattr(self, "word", None)]
+            new = [*(self.head.modules() if sentence else ()), getattr(self, "word", None)]
             if self.use_meaning:
                 new += list(self.meaning.modules())
             for layer in new:
@@ -292,7 +309,8 @@ class CrossEncoder(torch.nn.Module):
         evidence: torch.Tensor | None = None,
         parts: bool = False,
     ):
-        hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.frozen_body):
+            hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
         # pooling, features and heads in float32 whatever the encoder ran in
         with torch.autocast(hidden.device.type, enabled=False):
             m = mask.unsqueeze(-1).float()

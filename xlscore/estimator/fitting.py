@@ -23,6 +23,7 @@ from xlscore.estimator.training import (
     make_examples,
     piece_labels,
     plan_batches,
+    plan_length_batches,
     set_shares,
     train_loop,
 )
@@ -39,6 +40,7 @@ def fit_estimator(
     checkpoint: str | os.PathLike | None = None,
     checkpoint_every: int = 200,
     corrupt: Callable[..., object] | None = None,
+    start: EstimatorNetwork | None = None,
 ) -> Estimator:
     """Train ``est`` (untrained) in place; :meth:`QualityEstimator.fit` says what the
     arguments mean. Returns ``est``."""
@@ -50,6 +52,10 @@ def fit_estimator(
             "QualityEstimator on its base model instead"
         )
     r = est.recipe
+    if r.heads_only:
+        _take_fitted(est, start)
+    elif start is not None:
+        raise XLScoreError("start: only a recipe with heads_only starts from a fitted model")
     if corrupt is None and r.synthetic > 0:
         from xlscore.estimator.corruptions import corrupt
     examples = make_examples(datasets, r, corrupt)
@@ -58,9 +64,15 @@ def fit_estimator(
     )
     lengths = [len(x) for x in encoded]
     data = [{"rows": len(d), "sha256": rows_digest(d)} for d in datasets]
-    identity = {"base": est.base_fingerprint, "data": data}
+    identity: dict = {"base": est.base_fingerprint, "data": data}
     trainable = est._trainable()
-    start = {k: v.detach().clone() for k, v in trainable.items()}
+    if r.heads_only:  # the fitted encoder and sentence head stay as they are
+        est.model.frozen_body = True
+        for name, p in est.model.named_parameters():
+            p.requires_grad = name.startswith(("word.", "meaning."))
+    if start is not None:
+        identity["start"] = start.describe()
+    initial = {k: v.detach().clone() for k, v in trainable.items()}
 
     def collate(rows: list[int]):
         pos = {j: k for k, j in enumerate(rows)}
@@ -102,14 +114,14 @@ def fit_estimator(
         groups[e.dataset].add(e.group)
     units = [len(g - {-1}) for g in groups]
     shares = set_shares(units, [d[0].lp for d in datasets], r)
-    soup = {k: torch.zeros_like(v) for k, v in start.items()}
+    soup = {k: torch.zeros_like(v) for k, v in initial.items()}
     est.log = TrainingLog()
     for member in range(r.seeds):
         seed = r.seed + member
         with torch.no_grad():
             for k, p in trainable.items():
-                p.copy_(start[k])
-        est.model.reset_head(seed)
+                p.copy_(initial[k])
+        est.model.reset_head(seed, sentence=not r.heads_only)
         ckpt = (
             None
             if checkpoint is None
@@ -117,6 +129,10 @@ def fit_estimator(
         )
 
         def batches(epoch: int, seed: int = seed) -> list[list[int]]:
+            if r.batching == "length":
+                return plan_length_batches(
+                    lengths, r.batch_size, random.Random(seed * 1000 + epoch)
+                )
             return plan_batches(
                 examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch), shares
             )
@@ -144,15 +160,57 @@ def fit_estimator(
         for k, p in trainable.items():
             p.copy_(soup[k])
             p.requires_grad = False
-    # the delta is taken from the base's own weights, not from ``start``
+    est.model.frozen_body = False
+    # the delta is taken from the base's own weights, not from ``start``; heads learnt on a
+    # fitted model keep that model's delta as it was (compressing it again would move the
+    # sentence score), the new heads beside it
     est._delta = est._compress(est._base_weights())
+    if start is not None:
+        est._delta = _beside(start, est)
     est.fitted = True
     est.name = "custom"
     # the training time stays out of the file, so that a rerun can give the same bytes
     est.meta = {
         "recipe": asdict(r),
         "data": data,
+        **({"start": start.describe()} if start is not None else {}),
         "training": {"steps": est.log.steps, "epoch_loss": est.log.epoch_loss},
     }
     est.digest, est.path = None, None
     return est
+
+
+def _take_fitted(est: EstimatorNetwork, start: EstimatorNetwork | None) -> None:
+    """Copy a fitted model's encoder and sentence head into ``est`` (whose recipe trains only
+    the word and meaning heads on them)."""
+    if start is None or not start.fitted:
+        raise XLScoreError(
+            "recipe heads_only trains the word and meaning heads on a fitted model's states: "
+            "give the fitted model as start"
+        )
+    if start.base_fingerprint != est.base_fingerprint:
+        raise XLScoreError("start was fitted on another base model")
+    if start.recipe.freeze_layers != est.recipe.freeze_layers:
+        raise XLScoreError("start and this recipe freeze different layers (freeze_layers)")
+    theirs = start.model.state_dict()
+    mine = est.model.state_dict()
+    wanted = [k for k in mine if k.startswith(("encoder.", "head."))]
+    missing = [k for k in wanted if k not in theirs or theirs[k].shape != mine[k].shape]
+    if missing:
+        raise XLScoreError(f"start has no weight {missing[0]} of this shape")
+    with torch.no_grad():
+        for k in wanted:
+            mine[k].copy_(theirs[k])
+
+
+def _beside(start: EstimatorNetwork, est: EstimatorNetwork) -> dict[str, torch.Tensor]:
+    """``est``'s delta made of ``start``'s (its encoder and sentence head, unchanged) and
+    ``est``'s own new layers (whole), applied to ``est``."""
+    from xlscore.estimator import delta
+
+    new = {
+        k: v.detach() for k, v in est._weights().items() if not k.startswith(("encoder.", "head."))
+    }
+    combined = {**start._delta, **delta.compress({}, new, rank=0)}
+    est._apply(combined, est._base_weights())
+    return combined

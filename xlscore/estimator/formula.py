@@ -5,8 +5,11 @@ become the score, as one typed record stored in the file's metadata with the wei
 the estimate already holds ``meaning_blend`` times the meaning head's output
 (:mod:`xlscore.estimator.crossencoder`); without a similarity weight the estimate is pulled
 towards the floor by the share of foreign words instead
-(:func:`xlscore.final_score.estimator_score`). The scorer, the distillation of a student and
-the ship gate all read it from the file through :meth:`ScoreFormula.from_meta`.
+(:func:`xlscore.final_score.estimator_score`). When three or more translations of one source
+are scored together, ``consensus_weight`` times the spread of their scores times the z score of
+each one's agreement with the others is added (:func:`xlscore.metric.consensus.blend`). The
+scorer, the distillation of a student and the ship gate all read it from the file through
+:meth:`ScoreFormula.from_meta`.
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ class ScoreFormula:
         meaning_blend: weight of the meaning head's output in the estimate.
         similarity_weight: weight of the multilingual similarity (one minus it) subtracted.
         check_weight: what each reliable check finding subtracts.
+        consensus_weight: weight of the candidates' agreement when three or more
+            translations of one source are scored together.
     """
 
     meaning_blend: float = 0.0
     similarity_weight: float = 0.0
     check_weight: float = 0.0
+    consensus_weight: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -69,4 +75,4 @@ class ScoreFormula:
             out += f"+{self.similarity_weight:g}*sim:{similarity}"
         if self.check_weight:
             out += f"-{self.check_weight:g}*checks"
-        return out
+        return out  # the consensus weight is the scorer's ``cons:`` part

@@ -83,6 +83,9 @@ class EstimatorNetwork:
         self.similarity_weight = 0.0
         # what the scorer subtracts per reliable check finding (0: none); same place
         self.check_weight = 0.0
+        # weight of the candidates' consensus when three or more translations of one source
+        # are scored together (0: none); see FinalScore.blend_consensus
+        self.consensus_weight = 0.0
         self.name = "untrained"
         self.digest: str | None = None
         self.path: Path | None = None
@@ -107,20 +110,24 @@ class EstimatorNetwork:
             "dtype": self.arithmetic,
             "similarity_weight": self.similarity_weight,
             "check_weight": self.check_weight,
+            "consensus_weight": self.consensus_weight,
             "meaning_blend": self.meaning_blend,
         }
 
     @property
     def formula(self) -> ScoreFormula:
         """The score formula (:mod:`xlscore.estimator.formula`): the meaning blend, the
-        similarity weight and the check weight, as the file stores them."""
-        return ScoreFormula(self.meaning_blend, self.similarity_weight, self.check_weight)
+        similarity, check and consensus weights, as the file stores them."""
+        return ScoreFormula(
+            self.meaning_blend, self.similarity_weight, self.check_weight, self.consensus_weight
+        )
 
     @formula.setter
     def formula(self, formula: ScoreFormula) -> None:
         self.meaning_blend = formula.meaning_blend
         self.similarity_weight = formula.similarity_weight
         self.check_weight = formula.check_weight
+        self.consensus_weight = formula.consensus_weight
 
     @property
     def meaning_blend(self) -> float:
@@ -160,11 +167,14 @@ class EstimatorNetwork:
         """Each pair's pieces, cut to ``max_length`` (longer side first), and the indices of
         the pairs that were cut."""
         flags = self.model.use_evidence
-        full = encode_pairs(self.tokenizer, self.prefix, pairs, None, flags)
+        marker = self.recipe.translation_prefix
+        full = encode_pairs(self.tokenizer, self.prefix, pairs, None, flags, marker)
         cut = [i for i, e in enumerate(full) if len(e) > max_length]
         for i, e in zip(
             cut,
-            encode_pairs(self.tokenizer, self.prefix, [pairs[i] for i in cut], max_length, flags),
+            encode_pairs(
+                self.tokenizer, self.prefix, [pairs[i] for i in cut], max_length, flags, marker
+            ),
         ):
             full[i] = e
         return full, cut

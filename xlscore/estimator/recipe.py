@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xlscore.errors import XLScoreError
 
@@ -48,6 +48,9 @@ class Recipe:
     delta_bits: int = 8
     layers: int = 0
     targets: str = "normal"
+    batching: str = "source"
+    translation_prefix: str = ""
+    heads_only: bool = False
 
     def __post_init__(self) -> None:
         checks = [
@@ -91,6 +94,16 @@ class Recipe:
             (self.delta_bits in (8, 16), "delta_bits must be 8 or 16"),
             (self.layers >= 0, "layers must not be negative (0: every layer of the base)"),
             (self.targets in TARGETS, f"targets must be one of {', '.join(TARGETS)}"),
+            (self.batching in BATCHING, f"batching must be one of {', '.join(BATCHING)}"),
+            (len(self.translation_prefix) <= 32, "translation_prefix is a short marker"),
+            (
+                not self.heads_only or self.word_weight > 0 or self.meaning_weight > 0,
+                "heads_only trains the word and meaning heads: give one of them a weight",
+            ),
+            (
+                not (self.heads_only and self.features),
+                "heads_only keeps the score the fitted model's: no alignment features",
+            ),
         ]
         for ok, message in checks:
             if not ok:
@@ -141,6 +154,9 @@ LEGACY = {
     "balance": 1.0,
     "layers": 0,
     "targets": "normal",
+    "batching": "source",
+    "translation_prefix": "",
+    "heads_only": False,
 }
 
 #: settings of refused experiments, gone from the recipe, at the value that meant "not used"
@@ -149,10 +165,17 @@ RETIRED = {"layer_pick": ""}
 
 
 #: how human scores become training targets: ``normal``, the normal scores of each set
-#: (:func:`normal_scores`: one scale whatever the set's own); ``raw``, the scores as given (a
-#: teacher's scores that a student learns to reproduce on the teacher's own scale,
-#: :mod:`xlscore.estimator.distill`)
-TARGETS = ("normal", "raw")
+#: (:func:`normal_scores`: one scale whatever the set's own); ``z``, each set's scores
+#: standardised (mean 0, standard deviation 1) and clipped to +-4 (the plain recipe of issue
+#: 61); ``raw``, the scores as given (a teacher's scores that a student learns to reproduce on
+#: the teacher's own scale, :mod:`xlscore.estimator.distill`)
+TARGETS = ("normal", "z", "raw")
+
+#: how an epoch's batches are made: ``source``, the translations of one source together (what
+#: a ranking loss within a source needs; :func:`xlscore.estimator.training_data.plan_batches`);
+#: ``length``, every translation on its own, shuffled and bucketed by length (the plain
+#: recipe, which has no loss within a source)
+BATCHING = ("source", "length")
 
 
 #: how the meaning head learns from the corruptions: ``margin``, each corruption below the
@@ -186,6 +209,46 @@ CORRUPTION_KINDS = (
 
 def _corruption_kinds() -> tuple[str, ...]:
     return CORRUPTION_KINDS
+
+
+#: the plain recipe of issue 61: the sentence head alone (a tanh layer of 384), squared error
+#: on each set's z scores, every translation once an epoch in batches bucketed by length,
+#: embeddings and the lowest 4 layers frozen, e5's "passage: " marker before the translation
+PLAIN = Recipe(
+    lr=3e-5,
+    head_lr=3e-4,
+    warmup=0.05,
+    rank_weight=0.0,
+    synthetic=0.0,
+    synthetic_weight=0.0,
+    features=False,
+    word_weight=0.0,
+    max_length=160,
+    freeze_layers=4,
+    head_hidden=384,
+    da_regression=True,
+    targets="z",
+    batching="length",
+    translation_prefix="passage: ",
+)
+
+#: the other heads of issue 61, learnt on the frozen states of a model of the plain recipe
+#: (its encoder and sentence head unchanged): the word head on the raters' error spans, the
+#: meaning head on corruptions ranked below the translations they were made from
+PLAIN_HEADS = replace(
+    PLAIN,
+    heads_only=True,
+    batching="source",
+    head_lr=1e-3,
+    synthetic=0.3,
+    meaning_weight=1.5,
+    word_weight=1.0,
+    word_evidence=True,
+    span_threshold=0.7,
+)
+
+#: named recipes to start from (``experiments/estimator.py run --recipe``)
+RECIPES = {"default": Recipe(), "plain": PLAIN, "plain-heads": PLAIN_HEADS}
 
 
 @dataclass

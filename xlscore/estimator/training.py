@@ -61,7 +61,9 @@ from xlscore.estimator.training_data import (
     normal_scores,
     piece_labels,
     plan_batches,
+    plan_length_batches,
     set_shares,
+    set_targets,
 )
 from xlscore.estimator.training_loss import BatchTargets, batch_loss, detection_loss
 
@@ -80,8 +82,10 @@ __all__ = [
     "normal_scores",
     "piece_labels",
     "plan_batches",
+    "plan_length_batches",
     "remove_checkpoint",
     "set_shares",
+    "set_targets",
     "train_loop",
 ]
 
@@ -255,10 +259,13 @@ def train_loop(
             loss = batch_loss(
                 pred.float(), targets, recipe, words, None if meaning is None else meaning[:, 2]
             )
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
-            opt.step()
-            opt.zero_grad(set_to_none=True)
+            if loss.requires_grad:  # (heads on frozen states: a batch may teach them nothing)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(
+                    [p for p in model.parameters() if p.requires_grad], 1.0
+                )
+                opt.step()
+                opt.zero_grad(set_to_none=True)
             step += 1
             epoch_sum, epoch_n = epoch_sum + loss.item(), epoch_n + 1
             bar.update(1)
@@ -287,9 +294,14 @@ def _param_groups(model: torch.nn.Module, head: torch.nn.Module, recipe: Recipe)
     head_ids = {id(p) for p in head.parameters()}
     body = [(n, p) for n, p in model.named_parameters()
             if p.requires_grad and id(p) not in head_ids]  # fmt: skip
-    heads = {"params": list(head.parameters()), "lr": recipe.head_lr, "body": False}
+    heads = {
+        "params": [p for p in head.parameters() if p.requires_grad],
+        "lr": recipe.head_lr,
+        "body": False,
+    }
     if recipe.layer_decay == 1.0:
-        return [{"params": [p for _, p in body], "lr": recipe.lr, "body": True}, heads]
+        groups = [{"params": [p for _, p in body], "lr": recipe.lr, "body": True}, heads]
+        return [g for g in groups if g["params"]]
     where = {n: layer[0] for n, _ in body if (layer := layer_of(n)) is not None}
     top = max(where.values(), default=0)
     depth: dict[int, list] = {}

@@ -23,13 +23,30 @@ from xlscore.io.judgments import DEFAULT_LP, Judgment
 from xlscore.text.words import move_span, normalize_text, offset_map
 
 
-def normal_scores(values: Sequence[float]) -> np.ndarray:
+def normal_scores(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Normal scores of ``values``: the standard normal quantile of each value's average rank
     ``(rank - 0.5) / n``. Monotone, ties kept, about N(0, 1) whatever the original scale."""
     v = np.asarray(values, dtype=float)
     if v.size == 0:
         return v
     return stats.norm.ppf((stats.rankdata(v) - 0.5) / v.size)
+
+
+#: the largest standardised target of the ``z`` targets (either sign)
+Z_CLIP = 4.0
+
+
+def set_targets(values: Sequence[float], how: str) -> np.ndarray:
+    """One set's human scores as training targets (:data:`xlscore.estimator.recipe.TARGETS`):
+    ``normal`` scores, ``z`` scores clipped to +-:data:`Z_CLIP` (a set whose scores are all
+    equal gets 0), or ``raw``."""
+    v = np.asarray(values, dtype=float)
+    if how == "normal":
+        return normal_scores(v)
+    if how == "z":
+        sd = v.std() if v.size else 0.0
+        return np.clip((v - v.mean()) / sd, -Z_CLIP, Z_CLIP) if sd > 0 else np.zeros_like(v)
+    return v
 
 
 #: word class of each MQM severity (:data:`xlscore.estimator.crossencoder.WORD_CLASSES`; critical
@@ -98,7 +115,7 @@ def make_examples(
             r.human / _word_count(r.translation) if recipe.per_word and r.kind == "mqm" else r.human
             for r in rows
         ]
-        targets = normal_scores(human) if recipe.targets == "normal" else np.asarray(human)
+        targets = set_targets(human, recipe.targets)
         for r, t in zip(rows, targets):
             g = groups.setdefault((d, r.seg_id), len(groups))
             text = normalize_text(r.translation)
@@ -220,6 +237,27 @@ def _draw(units: list[list[int]], quota: int, rng: random.Random) -> list[list[i
     return units * whole + rng.sample(units, rest)
 
 
+#: batches of similar length are cut from windows of this many batches' examples
+LENGTH_WINDOW = 50
+
+
+def plan_length_batches(
+    lengths: Sequence[int], batch_size: int, rng: random.Random
+) -> list[list[int]]:
+    """Batches of example indices for one epoch of the ``length`` batching: every example
+    once, shuffled, then sorted by length within windows of :data:`LENGTH_WINDOW` batches
+    and cut into batches of ``batch_size``, whose order is shuffled again."""
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = batch_size * LENGTH_WINDOW
+    batches = []
+    for k in range(0, len(order), window):
+        part = sorted(order[k : k + window], key=lambda i: lengths[i])
+        batches += [part[j : j + batch_size] for j in range(0, len(part), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
 def plan_batches(
     examples: Sequence[Example],
     lengths: Sequence[int],
@@ -227,10 +265,10 @@ def plan_batches(
     rng: random.Random,
     shares: Sequence[float] | None = None,
 ) -> list[list[int]]:
-    """Batches of example indices for one epoch. A unit is a source with all its
-    translations (and their corruptions) when it has several, else one translation with its
-    corruptions; units of several are packed in random order, single ones in runs of similar
-    length within their data set; the batches are then shuffled. ``shares``: the part of the
+    """Batches of example indices for one epoch of the ``source`` batching. A unit is a source
+    with all its translations (and their corruptions) when it has several, else one translation
+    with its corruptions; units of several are packed in random order, single ones in runs of
+    similar length within their data set; the batches are then shuffled. ``shares``: the part of the
     epoch's units each data set gets (:func:`set_shares`; default: each unit once), drawn
     at random, a set's units repeated when its share is larger than the set."""
     children: dict[int, list[int]] = {}

@@ -1,94 +1,133 @@
 """Agreement among candidate translations of one source (a minimum-Bayes-risk style signal).
 
 When several engines translate the same source, a candidate that shares much with the others
-is more often right than one that stands apart. This module measures that on the Russian side
-only, as each candidate's mean similarity to every other candidate: BERTScore F1 over word
-vectors of the Russian encoder (:func:`consensus_bertscore`, what :class:`xlscore.XLScorer`
-blends into its score) or sacreBLEU's sentence chrF (:func:`consensus_chrf`, character n-gram
-F-score, model-free, measured in ``experiments/beyond.py``).
+is more often right than one that stands apart. :func:`chrf_agreement` measures it as each
+candidate's mean sentence chrF (sacreBLEU's defaults: character n-grams of orders 1 to 6,
+whitespace removed, beta 2, averaged over the orders both sides have) against every *other*
+candidate, in one vectorised pass per group: each candidate's n-grams are counted once, and the
+matches of every two candidates come from one array operation. The values equal sacreBLEU's
+``sentence_chrf`` (tests/test_consensus.py checks it) at a fraction of its cost.
+
+:func:`blend` is how the agreement enters a score (issue 61): within the group, the agreement's
+z score times the spread of the scores, times a weight, is added to each score. Within a
+source this orders the candidates as ``z(score) + weight * z(agreement)`` would, while the
+scores keep their scale and location. Both are order-independent: sums are taken with
+:func:`math.fsum`, so that the same candidates in another order get bit-identical values.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import math
 from collections.abc import Sequence
 
-import sacrebleu
-import torch
+import numpy as np
 
-from xlscore.metric.bertscore import f_measure
-
-
-def consensus_chrf(candidates: Sequence[str]) -> list[float]:
-    """For each candidate, its mean sentence chrF (sacreBLEU's) against every *other*
-    candidate (0..100).
-
-    Identical candidates count as agreeing with each other (an engine duplicated twice is
-    counted twice) and get exactly the same value. With fewer than two candidates there is
-    nothing to agree with and every value is 0."""
-    n = len(candidates)
-    if n < 2:
-        return [0.0] * n
-    times = Counter(candidates)
-    value = {}
-    for c in times:  # each distinct text once: its own copy counted out
-        chrf = {d: sacrebleu.sentence_chrf(c, [d]).score for d in times}
-        value[c] = (sum(times[d] * chrf[d] for d in times) - chrf[c]) / (n - 1)
-    return [value[c] for c in candidates]
+#: chrF's settings (sacreBLEU's defaults): character n-gram orders and the recall weight
+CHAR_ORDER = 6
+BETA = 2.0
+#: the utility's name in signatures
+UTILITY = "chrF"
 
 
-def consensus_bertscore(vectors: Sequence[torch.Tensor]) -> list[float]:
-    """For each candidate (a ``[n_words, dim]`` tensor of word vectors), its mean BERTScore F1
-    (greedy cosine matching) against every other candidate. A candidate with no words matches
-    nothing (F1 0). Fewer than two candidates: every value is 0."""
-    return consensus_bertscore_groups([vectors])[0]
-
-
-def _distinct(vectors: Sequence[torch.Tensor]) -> tuple[list[torch.Tensor], list[int]]:
-    """The distinct tensors (equal shape and values) and, for each input, its index there."""
-    uniq: list[torch.Tensor] = []
-    where = []
-    for v in vectors:
-        k = next(
-            (u for u, w in enumerate(uniq) if w.shape == v.shape and torch.equal(w, v)), len(uniq)
-        )
-        if k == len(uniq):
-            uniq.append(v)
-        where.append(k)
-    return uniq, where
-
-
-def consensus_bertscore_groups(groups: Sequence[Sequence[torch.Tensor]]) -> list[list[float]]:
-    """:func:`consensus_bertscore` for many groups of candidates. Per group, one similarity
-    matrix over all the distinct candidates' words gives every pair's greedy matches at once:
-    the best match of each word within each other candidate, averaged per candidate, is the
-    precision of one against the other and the recall of the other against the one.
-    Identical candidates (equal vectors) are computed once, so they get exactly the same
-    value, and count as agreeing with each other."""
+def _order_counts(candidates: Sequence[str], order: int) -> list[np.ndarray]:
+    """For each n-gram order 1..``order``, a ``[k, V_n]`` matrix: how often each candidate
+    has each n-gram of that order that any candidate has (chrF's n-grams: whitespace
+    removed). The n-grams are integer codes of their characters' ranks within the group, so
+    that counting is a few array operations."""
+    texts = ["".join(c.split()) for c in candidates]
+    k = len(texts)
+    points = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
+    if not points.size:
+        return [np.zeros((k, 0), dtype=np.int32) for _ in range(order)]
+    alphabet, ranks = np.unique(points, return_inverse=True)
+    bits = max(1, len(alphabet).bit_length())
+    lengths = np.array([len(t) for t in texts])
+    owner = np.repeat(np.arange(k), lengths)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
     out = []
-    for vecs in groups:
-        n = len(vecs)
-        if n < 2:
-            out.append([0.0] * n)
-            continue
-        uniq, where = _distinct(vecs)
-        sizes = torch.tensor([len(v) for v in uniq])
-        if not int(sizes.sum()):
-            out.append([0.0] * n)
-            continue
-        m = len(uniq)
-        words = torch.nn.functional.normalize(torch.cat([v.float() for v in uniq]), dim=-1)
-        owner = torch.repeat_interleave(torch.arange(m), sizes)
-        sim = words @ words.T  # [N, N]
-        best = torch.full((len(words), m), float("-inf")).scatter_reduce(
-            1, owner.expand(len(words), -1), sim, "amax"
-        )  # [N word, m candidate]
-        has = sizes > 0
-        best = best.masked_fill(~has[None, :], 0.0)
-        p = torch.zeros(m, m).index_add_(0, owner, best) / sizes.clamp(min=1)[:, None]
-        f = torch.where(has[:, None] & has[None, :], f_measure(p, p.T), 0.0).double()
-        times = torch.bincount(torch.tensor(where), minlength=m).double()
-        # every other candidate, twins included: each distinct one times its copies, less self
-        total = (f * times[None, :]).sum(1) - f.diagonal()
-        out.append([float(total[k]) / (n - 1) for k in where])
+    if bits * order > 62:  # too many distinct characters for one 64-bit code: n-grams as text
+        joined = "".join(texts)
+        for n in range(1, order + 1):
+            at = [i for c in range(k) for i in range(starts[c], starts[c + 1] - n + 1)]
+            grams = np.array([joined[i : i + n] for i in at], dtype=object)
+            out.append(_counts(owner[at], np.unique(grams, return_inverse=True)[1], k))
+        return out
+    code = ranks.astype(np.int64)
+    for n in range(1, order + 1):
+        if n > 1:  # the n-gram starting at i: the (n-1)-gram at i, then the character i+n-1
+            code = (code[:-1] << bits) | ranks[n - 1 :]
+        # an n-gram starting at i stays inside its candidate when i + n <= its end
+        ends = starts[1:][owner[: len(code)]]
+        keep = np.arange(len(code)) + n <= ends
+        _, cols = np.unique(code[keep], return_inverse=True)
+        out.append(_counts(owner[: len(code)][keep], cols, k))
     return out
+
+
+def _counts(owner: np.ndarray, cols: np.ndarray, k: int) -> np.ndarray:
+    """``[k, V]`` counts of the columns ``cols`` each row ``owner`` has."""
+    v = int(cols.max()) + 1 if cols.size else 0
+    return np.bincount(owner * v + cols, minlength=k * v).reshape(k, v).astype(np.int32)
+
+
+def pairwise_chrf(candidates: Sequence[str], order: int = CHAR_ORDER) -> np.ndarray:
+    """``[k, k]``: sentence chrF (0..100) of candidate ``i`` as hypothesis against candidate
+    ``j`` as reference, for every two candidates (the diagonal: a candidate against itself).
+    The matches ``sum(min(count_i, count_j))`` of every two candidates are sums over the
+    count thresholds ``t`` of a product of 0/1 matrices, ``[count >= t] @ [count >= t].T``."""
+    k = len(candidates)
+    totals = np.zeros((k, order))
+    match = np.zeros((k, k, order))
+    for n, counts in enumerate(_order_counts(candidates, order)):
+        if not counts.size:  # no candidate is that long
+            continue
+        totals[:, n] = counts.sum(1)
+        for t in range(1, int(counts.max()) + 1):
+            hit = (counts >= t).astype(np.float64)
+            match[:, :, n] += hit @ hit.T
+    hyp, ref = totals[:, None, :], totals[None, :, :]
+    both = (hyp > 0) & (ref > 0)
+    prec = np.where(both, match / np.where(hyp > 0, hyp, 1), 0.0)
+    rec = np.where(both, match / np.where(ref > 0, ref, 1), 0.0)
+    orders = np.maximum(both.sum(-1), 1)
+    avg_p, avg_r = prec.sum(-1) / orders, rec.sum(-1) / orders
+    f2 = BETA**2
+    denom = f2 * avg_p + avg_r
+    return np.where(denom > 0, 100 * (1 + f2) * avg_p * avg_r / np.where(denom > 0, denom, 1), 0.0)
+
+
+def chrf_agreement(candidates: Sequence[str]) -> list[float]:
+    """For each candidate, its mean sentence chrF (0..100) against every *other* candidate.
+
+    Identical candidates count as agreeing with each other (chrF 100) and get exactly the same
+    value, whatever the candidates' order. With fewer than two candidates there is nothing to
+    agree with and every value is 0."""
+    k = len(candidates)
+    if k < 2:
+        return [0.0] * k
+    chrf = pairwise_chrf(candidates)
+    return [math.fsum(sorted(chrf[i, j] for j in range(k) if j != i)) / (k - 1) for i in range(k)]
+
+
+def _z(values: Sequence[float]) -> list[float]:
+    """Values standardised within their group (mean 0, standard deviation 1; all 0 when they
+    are all equal), the sums order-independent."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    sd = math.sqrt(math.fsum(sorted((v - mean) ** 2 for v in values)) / n)
+    return [0.0 if sd == 0 else (v - mean) / sd for v in values]
+
+
+def spread(values: Sequence[float]) -> float:
+    """Standard deviation of a group's values (order-independent sums)."""
+    n = len(values)
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum(sorted((v - mean) ** 2 for v in values)) / n)
+
+
+def blend(scores: Sequence[float], agreement: Sequence[float], weight: float) -> list[float]:
+    """One group's scores with its candidates' agreement blended in: ``score + weight * sd *
+    z(agreement)``, ``sd`` the spread of the group's scores. Within the group this orders the
+    candidates as ``z(score) + weight * z(agreement)``; the scores keep their scale."""
+    sd = spread(scores)
+    return [s + weight * sd * z for s, z in zip(scores, _z(agreement))]
