@@ -91,7 +91,9 @@ class SetData:
         """The score of every row under a blend: on a many-systems set the engines of each
         source are scored together, so that the consensus enters there (as the scorer adds
         it: :func:`xlscore.metric.consensus.blend`); a single-translation set's rows are
-        scored one at a time."""
+        scored one at a time. (The scorer also leaves flagged translations, untranslated or
+        in another language, out of the consensus; the parts files do not record the flags,
+        so here every row takes part.)"""
         alone = self._alone(blend)
         if not blend.consensus or self.set.kind != "systems":
             return alone
