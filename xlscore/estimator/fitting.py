@@ -164,9 +164,8 @@ def fit_estimator(
     # the delta is taken from the base's own weights, not from ``start``; heads learnt on a
     # fitted model keep that model's delta as it was (compressing it again would move the
     # sentence score), the new heads beside it
-    est._delta = est._compress(est._base_weights())
-    if start is not None:
-        est._delta = _beside(start, est)
+    base = est._base_weights()
+    est._delta = est._compress(base) if start is None else _beside(start, est, base)
     est.fitted = True
     est.name = "custom"
     # the training time stays out of the file, so that a rerun can give the same bytes
@@ -203,14 +202,16 @@ def _take_fitted(est: EstimatorNetwork, start: EstimatorNetwork | None) -> None:
             mine[k].copy_(theirs[k])
 
 
-def _beside(start: EstimatorNetwork, est: EstimatorNetwork) -> dict[str, torch.Tensor]:
+def _beside(
+    start: EstimatorNetwork, est: EstimatorNetwork, base: dict[str, torch.Tensor]
+) -> dict[str, torch.Tensor]:
     """``est``'s delta made of ``start``'s (its encoder and sentence head, unchanged) and
-    ``est``'s own new layers (whole), applied to ``est``."""
+    ``est``'s own new layers (whole), applied to ``est`` over the ``base`` weights."""
     from xlscore.estimator import delta
 
     new = {
         k: v.detach() for k, v in est._weights().items() if not k.startswith(("encoder.", "head."))
     }
     combined = {**start._delta, **delta.compress({}, new, rank=0)}
-    est._apply(combined, est._base_weights())
+    est._apply(combined, base)
     return combined

@@ -106,28 +106,24 @@ def chrf_agreement(candidates: Sequence[str]) -> list[float]:
     if k < 2:
         return [0.0] * k
     chrf = pairwise_chrf(candidates)
-    return [math.fsum(sorted(chrf[i, j] for j in range(k) if j != i)) / (k - 1) for i in range(k)]
+    return [math.fsum(chrf[i, j] for j in range(k) if j != i) / (k - 1) for i in range(k)]
 
 
-def _z(values: Sequence[float]) -> list[float]:
-    """Values standardised within their group (mean 0, standard deviation 1; all 0 when they
-    are all equal), the sums order-independent."""
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard deviation of a group's values (``math.fsum`` rounds each sum
+    exactly, so the order of the values changes nothing)."""
     n = len(values)
     mean = math.fsum(values) / n
-    sd = math.sqrt(math.fsum(sorted((v - mean) ** 2 for v in values)) / n)
-    return [0.0 if sd == 0 else (v - mean) / sd for v in values]
-
-
-def spread(values: Sequence[float]) -> float:
-    """Standard deviation of a group's values (order-independent sums)."""
-    n = len(values)
-    mean = math.fsum(values) / n
-    return math.sqrt(math.fsum(sorted((v - mean) ** 2 for v in values)) / n)
+    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in values) / n)
 
 
 def blend(scores: Sequence[float], agreement: Sequence[float], weight: float) -> list[float]:
     """One group's scores with its candidates' agreement blended in: ``score + weight * sd *
-    z(agreement)``, ``sd`` the spread of the group's scores. Within the group this orders the
-    candidates as ``z(score) + weight * z(agreement)``; the scores keep their scale."""
-    sd = spread(scores)
-    return [s + weight * sd * z for s, z in zip(scores, _z(agreement))]
+    z(agreement)``, ``sd`` the spread of the group's scores (an agreement that is the same for
+    all adds nothing). Within the group this orders the candidates as ``z(score) + weight *
+    z(agreement)``; the scores keep their scale."""
+    sd = _mean_sd(scores)[1]
+    mean, sd_a = _mean_sd(agreement)
+    if sd_a == 0:
+        return list(scores)
+    return [s + weight * sd * ((a - mean) / sd_a) for s, a in zip(scores, agreement)]
