@@ -136,7 +136,6 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
                 "--quiet",
                 "--fields",
                 "all",
-                "--no-consensus",  # batch scores each row on its own (docs/consensus.md)
             ]
         )
         == 0
@@ -150,7 +149,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
     assert set(batch) == set(local)
     for key, want in local.items():
         got = batch[key]
-        for col in ("score", "estimate", "f1", "precision", "recall", "foreign"):
+        for col in ("score", "estimate", "consensus", "f1", "precision", "recall", "foreign"):
             assert got[col] == pytest.approx(want[col], abs=1e-5), (key, col)
         for col in (
             "n_anchors",
@@ -167,7 +166,8 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
     batch_sig = meta[b"xlscore.signature"].decode()
     # the same settings; the corpus map's digest may differ in the last float bits only
     assert batch_sig.rsplit("#", 1)[0] == signature.rsplit("#", 1)[0]
-    assert "|cons:no|" in batch_sig  # batch does not gather a source's engines
+    assert "|cons:chrF*" in batch_sig  # the engines of a source were scored together
+    assert not (out / "_stage").exists()
     manifest = json.loads((out / "_xlscore_job.json").read_text())
     assert manifest["complete"] and manifest["signature"] == batch_sig
 
@@ -195,7 +195,6 @@ def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys)
                 "--quiet",
                 "--fields",
                 "score,evidence",
-                "--no-consensus",
             ]
         )
         == 0
@@ -207,6 +206,7 @@ def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys)
     for key, want in local.items():
         got = batch[key]
         assert got["score"] == pytest.approx(want["score"], abs=1e-5), key
+        assert got["consensus"] == pytest.approx(want["consensus"], abs=1e-9), key
         assert got["f1"] is None and got["n_anchors"] is None and got["anchors"] == []
         for col in ("flags", "unmatched_source", "foreign_words", "numbers_missing"):
             assert got[col] == want[col], (key, col)
@@ -238,15 +238,24 @@ def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tin
             rows_per_file=5,
             on_unit=stop_after_three,
         )
-    assert len(list((tmp_path / "again").glob("part-*.parquet"))) == 3
-    written = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "again").glob("part-*")}
-    written["_xlscore_map.npz"] = (tmp_path / "again" / "_xlscore_map.npz").stat().st_mtime_ns
+    # with the consensus on, the units wait in the stage until every source's engines are in
+    stage = tmp_path / "again" / "_stage"
+    assert not list((tmp_path / "again").glob("part-*")) and len(list(stage.glob("part-*"))) == 3
+    written = {p.name: p.stat().st_mtime_ns for p in stage.glob("part-*")}
+    mapped = (tmp_path / "again" / "_xlscore_map.npz").stat().st_mtime_ns
+    redone = []
     resumed = score_dataset(
-        inputs, tmp_path / "again", scorer=tiny_config, workers=2, rows_per_file=5
+        inputs,
+        tmp_path / "again",
+        scorer=tiny_config,
+        workers=2,
+        rows_per_file=5,
+        on_unit=lambda r: redone.append(f"part-{r.unit:06d}.parquet"),
     )
     assert resumed.skipped_units == 3 and len(resumed.reports) == 8
-    for name, mtime in written.items():  # finished files and the map were not made again
-        assert (tmp_path / "again" / name).stat().st_mtime_ns == mtime
+    assert not set(written) & set(redone)  # the staged units were not scored again
+    assert (tmp_path / "again" / "_xlscore_map.npz").stat().st_mtime_ns == mapped
+    assert not stage.exists()
     a, b = pq.read_table(tmp_path / "clean"), pq.read_table(tmp_path / "again")
     assert a.num_rows == b.num_rows == 48
     assert a.column("id").to_pylist() == b.column("id").to_pylist()
@@ -264,6 +273,55 @@ def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tin
         overwrite=True,
     )
     assert again.skipped_units == 0 and len(list((tmp_path / "again").glob("part-*"))) == 3
+
+
+def test_the_consensus_is_the_same_whatever_the_rows_order_units_and_workers(tmp_path, tiny_config):
+    """A source's engines spread over files and units, in two row orders, cut in units of
+    5 and of 13 rows, on 2 workers and on 1: every score bit-identical, and equal to the
+    scorer's with the engines of each source together; with the consensus off nothing is
+    staged and no row has one."""
+    from xlscore.scorer import XLScorer
+
+    forward = demo_inputs(tmp_path / "in")
+    backward = tmp_path / "back"
+    backward.mkdir()
+    for f in forward.iterdir():
+        table = pq.read_table(f) if f.suffix == ".parquet" else None
+        if table is not None:
+            pq.write_table(
+                table.take(pa.array(range(table.num_rows - 1, -1, -1))), backward / f.name
+            )
+            continue
+        head, *lines = f.read_text(encoding="utf-8").splitlines(keepends=True)
+        if f.suffix == ".jsonl":
+            lines, head = [head, *lines], ""
+        (backward / f.name).write_text(head + "".join(lines[::-1]), encoding="utf-8")
+    tables = []
+    for k, (inputs, rows, workers) in enumerate([(forward, 5, 2), (backward, 13, 1)]):
+        score_dataset(
+            inputs,
+            tmp_path / f"o{k}",
+            scorer=tiny_config,
+            workers=workers,
+            rows_per_file=rows,
+            keep_text=True,
+        )
+        tables.append(
+            {
+                (r["engine"], r["source"]): (r["score"], r["consensus"])
+                for r in pq.read_table(tmp_path / f"o{k}").to_pylist()
+            }
+        )
+    assert len(tables[0]) == 48 and tables[0] == tables[1]
+    scorer = XLScorer(**tiny_config)
+    for i, by in scorer.iter_score(SOURCES, ENGINES):
+        for engine, want in by.items():
+            got = tables[0][(engine, SOURCES[i])]
+            assert want.consensus is not None and got[1] == pytest.approx(want.consensus, abs=1e-12)
+            assert got[0] == pytest.approx(want.score, abs=1e-5)
+    off = score_dataset(forward, tmp_path / "off", scorer={**tiny_config, "consensus": False})
+    assert "|cons:no|" in off.signature and not (tmp_path / "off" / "_stage").exists()
+    assert set(pq.read_table(tmp_path / "off").column("consensus").to_pylist()) == {None}
 
 
 def test_bad_rows_are_flagged_and_the_job_finishes(tmp_path, tiny_config, capsys):
@@ -305,13 +363,6 @@ def test_settings_batch_cannot_reproduce_are_refused(tmp_path, tiny_config, caps
     for option in ("idf", "rescale"):
         with pytest.raises(XLScoreError, match=f"does not support {option}"):
             score_dataset(inputs, tmp_path / "o", scorer={**tiny_config, option: True})
-    assert (
-        main(
-            ["batch", str(inputs), "-o", str(tmp_path / "o"), "--estimator", "none", "--consensus"]
-        )
-        == 2
-    )
-    assert "refuses --consensus" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "nowhere.jsonl"), "-o", str(tmp_path / "o")]) == 2
     assert "nowhere.jsonl: no such file" in capsys.readouterr().err
 

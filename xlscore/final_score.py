@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from xlscore.errors import XLScoreError
-from xlscore.metric.consensus import UTILITY, blend, chrf_agreement
+from xlscore.metric.consensus import UTILITY, group_consensus
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
 from xlscore.results import ScoreResult, Values, penalised
@@ -215,10 +215,11 @@ class FinalScore:
             group = [k for k in members if not out[k].flags]
             if len(group) < CONSENSUS_MIN:
                 continue
-            agree = chrf_agreement([texts[k] for k in group])
-            scores = blend([out[k].score for k in group], agree, w)
+            agree, scores = group_consensus(
+                [texts[k] for k in group], [out[k].score for k in group], w
+            )
             for k, c, s in zip(group, agree, scores):
-                out[k] = replace(out[k], consensus=c / 100, score=s)
+                out[k] = replace(out[k], consensus=c, score=s)
         return out
 
     def describe(self) -> dict:

@@ -1,4 +1,5 @@
-"""Ray's own log lines kept off the console during a batch job.
+"""The console of a batch job: its progress bars (:func:`progress_bar`), and Ray's own log
+lines kept off it.
 
 Ray's C++ core in the driver writes some of its log lines (level E and F) straight to file
 descriptor 2, past Python's ``sys.stderr``: one such line on every run of Ray 2.60 says that
@@ -129,3 +130,17 @@ def ray_data_console_muted() -> Iterator[None]:
     finally:
         for h, level in zip(console, levels):
             h.setLevel(level)
+
+
+def progress_bar(total: int, progress: bool, desc: str):
+    """A tqdm bar of rows on standard error (shown only with ``progress``)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="row",
+        file=sys.stderr,
+        disable=not progress,
+        dynamic_ncols=True,
+    )

@@ -19,10 +19,16 @@ The score of a pair must not depend on which worker scored it or with what else:
 * the quality estimator's forward passes have shapes fixed by each pair's own length
   (:func:`xlscore.encoders.arithmetic.batch_shape`), so its predictions are bit-identical whatever a
   unit holds;
+* the consensus across engines (:mod:`xlscore.metric.consensus`, on by default as in
+  ``xlscore score``) needs every candidate of a source in one place, wherever its rows are:
+  each unit's scores before the consensus are staged in ``output/_stage/``, then a Ray Data
+  ``groupby`` on a digest of the source text gathers the candidates of each source across
+  all units and files (:func:`~xlscore.batch.actors.consensus_rows`,
+  :func:`~xlscore.batch.actors.consensus_group`), and the driver writes each unit's final
+  part file with the blended scores. Rows with the same source text are one source's
+  candidates, as the lines of ``xlscore score -t ... -t ...`` are;
 * settings whose statistics come from the whole corpus in a form that does not add up
-  (``idf``, ``rescale``) and consensus across engines (it needs all candidates of a source in
-  one place; batch does not gather them yet) are refused: batch scores are each translation's
-  own, with consensus off in their signature.
+  (``idf``, ``rescale``) are refused.
 
 Ray runs offline and quietly: usage statistics off, no dashboard, Ray's temporary files under
 one known folder, and for a Ray instance started here an authentication token kept in this
@@ -37,7 +43,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -45,11 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlscore.batch.actors import _MapStatistics, _ScoreUnits
-from xlscore.batch.console import native_lines_to, ray_data_console_muted
+from xlscore.batch.consensus import finish_consensus
+from xlscore.batch.console import native_lines_to, progress_bar, ray_data_console_muted
 from xlscore.batch.output import (
     MANIFEST,
     MAP_FILE,
     RAY_LOG,
+    STAGE,
     _count_errors,
     _prepare_output,
     _write_manifest,
@@ -79,8 +86,6 @@ DEFAULT_COLUMNS = PairColumns()
 _REFUSED = {
     "idf": "idf weights come from the whole corpus",
     "rescale": "the rescaling baseline samples pairs across the whole corpus",
-    "consensus": "it does not yet gather the engines of a source in one place, so each "
-    "translation is scored on its own (consensus off)",
 }
 
 
@@ -130,7 +135,6 @@ def _checked_config(scorer: dict | None) -> dict:
             raise XLScoreError(
                 f"batch scoring does not support {key}: {why}; use `xlscore score` for it"
             )
-    config["consensus"] = False  # the signature then says so (cons:no)
     for key in ("en_model", "ru_model", "multilingual", "alignment", "estimator", "lexicon"):
         value = config.get(key)
         if value is not None and not isinstance(value, (str, os.PathLike)):
@@ -225,7 +229,12 @@ def score_dataset(
         if aligner is not None:
             extras["aligner"] = ray.put(aligner)
         signature = driver.signature()
-        todo = [u for u in units if u.index not in done]
+        weight = driver.final.consensus_weight
+        # with a consensus, units are scored into the stage, then finished all together
+        scored_to = out / STAGE if weight and len(done) < len(units) else out
+        staged = finished_units(scored_to, key, units) if scored_to != out else done
+        todo = [u for u in units if u.index not in staged]
+        scored_to.mkdir(exist_ok=True)
         summary = BatchSummary(out, signature, total, len(units), len(units) - len(todo), 0)
         _score_units(
             ray,
@@ -233,7 +242,7 @@ def score_dataset(
             config,
             extras,
             pool,
-            out,
+            scored_to,
             key,
             signature,
             summary,
@@ -242,8 +251,11 @@ def score_dataset(
             progress,
             on_unit,
         )
+        if scored_to != out:
+            finish_consensus(ray, units, done, extras, pool, out, key, signature, weight, progress)
     summary.ray_lines = native.unexpected
-    summary.error_rows += _count_errors(out, done)
+    kept = {u.index for u in units} - {r.unit for r in summary.reports}
+    summary.error_rows += _count_errors(out, kept)
     summary.seconds = time.perf_counter() - t0
     _write_manifest(out, key, settings, len(units), signature=signature, complete=True)
     return summary
@@ -336,7 +348,7 @@ def _alignment(
             return aligner
     stats_of: dict[int, dict] = {}
     ds = _map_batches(ray, units, _MapStatistics, {**config, "estimator": None}, extras, pool)
-    with _bar(sum(u.rows for u in units), progress, "fitting the map") as bar:
+    with progress_bar(sum(u.rows for u in units), progress, "fitting the map") as bar:
         sizes = {u.index: u.rows for u in units}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             for unit, stats in zip(batch["unit"], batch["stats"]):
@@ -348,19 +360,6 @@ def _alignment(
     aligner.save(path)
     maps.last = aligner
     return aligner
-
-
-def _bar(total: int, progress: bool, desc: str):
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total,
-        desc=desc,
-        unit="row",
-        file=sys.stderr,
-        disable=not progress,
-        dynamic_ncols=True,
-    )
 
 
 def _score_units(
@@ -389,7 +388,7 @@ def _score_units(
     by_index = {u.index: u for u in todo}
     pending: dict[int, list] = {}
     seen: dict[int, set] = {}
-    with _bar(total, progress, "scoring") as bar:
+    with progress_bar(total, progress, "scoring") as bar:
         bar.update(done_rows)
         ds = _map_batches(ray, todo, _ScoreUnits, config, extras, pool)
         for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):

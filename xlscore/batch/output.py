@@ -6,6 +6,7 @@ the error rows of the part files a previous run of the job wrote.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from xlscore.errors import XLScoreError
@@ -15,6 +16,8 @@ MANIFEST = "_xlscore_job.json"
 MAP_FILE = "_xlscore_map.npz"
 #: Ray's native log lines of the last run (:mod:`xlscore.batch.console`)
 RAY_LOG = "_ray.log"
+#: the folder where the units' scores before the consensus wait for it
+STAGE = "_stage"
 
 
 def _count_errors(out: Path, units: set[int]) -> int:
@@ -52,6 +55,7 @@ def _prepare_output(out: Path, key: str, settings: dict, n_units: int, overwrite
                 )
             for f in [*out.glob("part-*.parquet"), out / MAP_FILE, manifest]:
                 f.unlink(missing_ok=True)
+            shutil.rmtree(out / STAGE, ignore_errors=True)
     elif out.exists() and any(out.glob("part-*.parquet")):
         if not overwrite:
             raise XLScoreError(

@@ -7,7 +7,6 @@ import argparse
 import sys
 
 from xlscore.cli.options import add_fields_option, add_model_options, at_least
-from xlscore.errors import XLScoreError
 from xlscore.io.pairfiles import ROWS_PER_FILE
 
 
@@ -116,12 +115,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from xlscore.cli.options import scorer_options
     from xlscore.io.pairfiles import PairColumns
 
-    if args.consensus:
-        raise XLScoreError(
-            "batch scoring refuses --consensus: it does not gather the engines of a source in "
-            "one place yet, so each translation is scored on its own; use `xlscore rank` or "
-            "`xlscore score` with one -t file per engine"
-        )
     summary = score_dataset(
         args.inputs,
         args.output,

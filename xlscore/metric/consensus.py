@@ -127,3 +127,22 @@ def blend(scores: Sequence[float], agreement: Sequence[float], weight: float) ->
     if sd_a == 0:
         return list(scores)
     return [s + weight * sd * ((a - mean) / sd_a) for s, a in zip(scores, agreement)]
+
+
+def group_consensus(
+    texts: Sequence[str], scores: Sequence[float], weight: float
+) -> tuple[list[float], list[float]]:
+    """One group's consensus as a result carries it: each candidate's agreement with the
+    others (its mean chrF against them, 0..1) and its score with that agreement blended in
+    (:func:`blend`). The one place both ``xlscore score`` and ``xlscore batch`` take it from.
+
+    Args:
+        texts: the candidates of one source, as given.
+        scores: their scores before the consensus.
+        weight: the consensus weight (``ScoreFormula.consensus_weight``).
+
+    Returns:
+        ``(agreement, scores)``, in the order of ``texts``.
+    """
+    agree = chrf_agreement(texts)
+    return [a / 100 for a in agree], blend(scores, agree, weight)
