@@ -118,7 +118,7 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     meta = read_metadata(shipped().path)
     b, w = meta["check_weight"], meta["consensus_weight"]
     assert "similarity_weight" not in meta and f"|cons:chrF*{w:g}>=3|" in lines[0]
-    assert "*sim" not in lines[0].split("|")[1] and f"-{b:g}*checks|" in lines[0]
+    assert "*sim" not in lines[0].split("|")[1] and f"-{b:g}*checks<=4|" in lines[0]
     assert "|sim:pack:e5-small@9#" in lines[0]
     sources = Path(SRC).read_text(encoding="utf-8").splitlines()
     outputs = {Path(e).stem: Path(e).read_text(encoding="utf-8").splitlines() for e in ENGINES}
@@ -596,7 +596,7 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
         )
     )
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
-    assert "+0.25*meaning-0.5*checks|" in s.stdout.splitlines()[0]
+    assert "+0.25*meaning-0.5*checks<=4|" in s.stdout.splitlines()[0]
     scores = [
         float(x["estimate"])
         for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")

@@ -633,7 +633,7 @@ def test_the_score_formula_is_one_record_stored_with_the_weights(trained, tmp_pa
     f = ScoreFormula(meaning_blend=0.005, check_weight=0.25)
     assert f.to_meta() == {"meaning_blend": 0.005, "check_weight": 0.25}
     assert ScoreFormula.from_meta(f.to_meta()) == f
-    assert f.signature(None) == "+0.005*meaning-0.25*checks"
+    assert f.signature(None) == "+0.005*meaning-0.25*checks<=4"
     assert ScoreFormula(similarity_weight=5).signature("e5") == "+5*sim:e5"
     with pytest.raises(XLScoreError, match="check_weight must be a finite weight"):
         ScoreFormula(check_weight=-1)

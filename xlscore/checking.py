@@ -9,6 +9,8 @@ any (a ``check_weight``); else none.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from xlscore.finding import Finding
 from xlscore.metric.corpus import PreparedCorpus
 
@@ -42,11 +44,15 @@ class Checking:
         texts (:func:`xlscore.text.words.normalize_text`), like the evidence's."""
         if not self.names:
             return
-        from xlscore.estimator.checks import find_mismatches
+        from xlscore.estimator.checks import REGISTRY, find_mismatches
+
+        def marked(f: Finding) -> Finding:  # whether the score's check weight counts it
+            counts = REGISTRY[f.check].counts
+            return replace(f, counts=bool(counts and counts(f)))
 
         sources, translations = corpus.texts()
         found: dict[tuple[str, str], tuple[Finding, ...]] = {}
         for pair in zip(sources, translations):
             if pair not in found:  # a pair that recurs (one engine's copy of another) once
-                found[pair] = tuple(find_mismatches(*pair, self.names))
+                found[pair] = tuple(marked(f) for f in find_mismatches(*pair, self.names))
         corpus.findings = [found[pair] for pair in zip(sources, translations)]

@@ -13,7 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from xlscore.errors import XLScoreError
+from xlscore.estimator.formula import CHECK_CAP
 from xlscore.metric.consensus import UTILITY, group_consensus
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
@@ -23,10 +26,12 @@ if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
 
 __all__ = [
+    "CHECK_CAP",
     "CONSENSUS_MIN",
     "PAPER_CONSENSUS_WEIGHT",
     "SIMILARITY_ENCODER",
     "FinalScore",
+    "check_cost",
     "estimator_score",
 ]
 
@@ -51,19 +56,31 @@ def estimator_score(
     """The score of a non-empty translation from its estimate (numbers or arrays alike):
     ``estimate - weight * (1 - similarity)`` for an estimator with a similarity weight, else
     the estimate pulled towards ``floor`` by the share of ``foreign`` words (the similarity
-    carries that penalty itself); minus ``check_weight`` per reliable check finding
-    (``findings``, :func:`xlscore.estimator.checks.reliable_findings`)."""
+    carries that penalty itself); minus :func:`check_cost`; never below the lowest score
+    there is, an empty translation's ``floor - 2 * weight``."""
     if weight:
         if similarity is None:
             raise XLScoreError("a similarity weight needs the similarity")
         score = estimate - weight * (1.0 - similarity)
     else:
         score = penalised(estimate, foreign, floor)
-    if not check_weight:
-        return score
-    if findings is None:
-        raise XLScoreError("a check weight needs the checks' findings")
-    return score - check_weight * findings
+    if check_weight:
+        if findings is None:
+            raise XLScoreError("a check weight needs the checks' findings")
+        score = score - check_cost(findings, check_weight)
+    return (
+        np.maximum(score, floor - 2 * weight)
+        if isinstance(score, np.ndarray)
+        else max(score, floor - 2 * weight)
+    )
+
+
+def check_cost(findings: Values, check_weight: float) -> Values:
+    """What the rule checks take off a score: ``check_weight`` per reliable finding
+    (:func:`xlscore.estimator.checks.counted`), for at most :data:`CHECK_CAP` of them."""
+    if isinstance(findings, np.ndarray):
+        return check_weight * np.minimum(findings, CHECK_CAP)
+    return check_weight * min(findings, CHECK_CAP)
 
 
 class FinalScore:
@@ -106,14 +123,15 @@ class FinalScore:
         results: Sequence[ScoreResult],
         groups: Iterable[Sequence[int]],
         on_pairs: Callable[[int], None] | None = None,
+        where: Callable[[int], str] | None = None,
     ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
         prediction when the scorer has one, else F1; with the consensus of each group of
         candidates of one source (``groups``: their positions) blended in when consensus is on
         (:meth:`blend_consensus`). ``on_pairs``: told how many pairs each estimator pass has
-        read."""
+        read; ``where``: how a warning names the pair at a position."""
         if self.estimator is not None:
-            results = self.apply_estimator(corpus, results, on_pairs)
+            results = self.apply_estimator(corpus, results, on_pairs, where)
         return self.blend_consensus(corpus, results, groups)
 
     @property
@@ -130,6 +148,7 @@ class FinalScore:
         corpus: PreparedCorpus,
         results: Sequence[ScoreResult],
         on_pairs: Callable[[int], None] | None = None,
+        where: Callable[[int], str] | None = None,
     ) -> list[ScoreResult]:
         """The estimator's part of each result: its prediction and the score made from it.
 
@@ -155,7 +174,9 @@ class FinalScore:
         b = self.estimator.check_weight
         sources, seen = corpus.texts()
         translations = corpus.given or seen
-        estimates = self.estimator.estimate(sources, translations, checked=True, on_pairs=on_pairs)
+        estimates = self.estimator.estimate(
+            sources, translations, checked=True, on_pairs=on_pairs, where=where
+        )
         similarity: Sequence[float | None] = (
             self.similarity.scores(corpus) if self.computes_similarity else [None] * len(results)
         )
@@ -187,6 +208,7 @@ class FinalScore:
                     error_spans=e.error_spans,
                     similarity=sim,
                     score=floor - 2 * w if empty else score,
+                    check_cost=None if found is None or empty else check_cost(found, b),
                 )
             )
         return out
@@ -219,8 +241,19 @@ class FinalScore:
                 [texts[k] for k in group], [out[k].score for k in group], w
             )
             for k, c, s in zip(group, agree, scores):
-                out[k] = replace(out[k], consensus=c, score=s)
+                # the consensus never takes a score below the floor
+                out[k] = replace(out[k], consensus=c, score=max(s, min(out[k].score, self.floor)))
         return out
+
+    @property
+    def floor(self) -> float:
+        """The lowest score there is, an empty translation's: the estimator's floor minus
+        twice its similarity weight (-4 for the default), or -1 for the paper's F1 (its
+        rescaled form, ``rescale``, can lie lower; the consensus then takes no score below
+        where it was)."""
+        if self.estimator is None:
+            return -1.0
+        return self.estimator.floor - 2 * self.estimator.similarity_weight
 
     def describe(self) -> dict:
         """This part's settings in the scorer's description (:mod:`xlscore.signature`)."""

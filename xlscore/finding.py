@@ -14,13 +14,15 @@ class Finding:
 
     ``span`` is the character span in the translation the finding points at (``None`` when
     there is nothing to point at, e.g. a number of the source that the translation lacks);
-    ``source_span`` the span in the source.
+    ``source_span`` the span in the source; ``counts``: whether it is one of the findings an
+    estimator's check weight takes points for (:data:`xlscore.estimator.checks.REGISTRY`).
     """
 
     check: str
     message: str
     span: tuple[int, int] | None
     source_span: tuple[int, int] | None
+    counts: bool = False
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON and Parquet): the spans as ``start``/``end`` and
@@ -33,6 +35,7 @@ class Finding:
             "end": span[1],
             "source_start": src[0],
             "source_end": src[1],
+            "counts": self.counts,
         }
 
     @classmethod
@@ -47,4 +50,5 @@ class Finding:
             str(d["message"]),
             span("start", "end"),
             span("source_start", "source_end"),
+            bool(d.get("counts", False)),
         )

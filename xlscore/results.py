@@ -24,10 +24,12 @@ class ScoreResult:
             pulled towards the estimator's floor by ``foreign`` text (or, for an estimator with
             a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), minus its
             ``check_weight`` per finding that counts
-            (:func:`xlscore.estimator.checks.counted`). Without one: F1 with the foreign-text
-            penalty. When three or more candidates of one source are scored together (consensus
-            on), the candidates' agreement is blended in:
-            :meth:`xlscore.final_score.FinalScore.blend_consensus`.
+            (:func:`xlscore.estimator.checks.counted`), for at most four of them
+            (``check_cost``). Without one: F1 with the foreign-text penalty. When three or
+            more candidates of one source are scored together (consensus on), the candidates'
+            agreement is blended in: :meth:`xlscore.final_score.FinalScore.blend_consensus`.
+            Never below the floor, an empty translation's score (-4 with the default
+            estimator, -1 for the paper's F1).
         estimate: the quality estimator's prediction (``None`` without an estimator).
         adequacy: the part of ``estimate`` the estimator's alignment features and word head
             contribute (``estimate - adequacy`` is its sentence head's part; 0 for an
@@ -51,6 +53,8 @@ class ScoreResult:
         error_spans: where the estimator's word head sees errors
             (:class:`~xlscore.estimator.spans.ErrorSpan`: offsets into the translation as
             given).
+        check_cost: what the rule checks took off ``score`` (the findings with ``counts``;
+            ``None`` without an estimator whose score counts them).
         findings: the rule checks' findings (:class:`~xlscore.finding.Finding`:
             offsets into the source as normalised and the translation as given): every check's
             when the evidence is computed, else those of the checks the score counts when it
@@ -73,6 +77,7 @@ class ScoreResult:
     evidence: Evidence = field(default_factory=Evidence)
     error_spans: tuple[ErrorSpan, ...] = ()
     findings: tuple[Finding, ...] = ()
+    check_cost: float | None = None
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON): the fields, with the evidence's lists at top level and
@@ -116,6 +121,7 @@ class ScoreResult:
             evidence=Evidence.from_dict(d),
             error_spans=tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
             findings=tuple(Finding.from_dict(f) for f in d.get("findings", ())),
+            check_cost=opt("check_cost"),
         )
 
 

@@ -268,7 +268,8 @@ class XLScorer:
             chunk_size: pairs per chunk. With the same size, a run started at ``start`` gives
                 bit-identical results to an uninterrupted one (chunks are recomputed whole);
                 other sizes agree to about 1e-6.
-            start: the first segment to yield.
+            start: the first segment to yield; chunks that end before it are not computed
+                (resuming a finished corpus runs no model).
             progress: show progress bars.
             on_pairs: called with the number of pairs each estimator pass has read, for a
                 progress bar that moves inside a chunk.
@@ -281,13 +282,15 @@ class XLScorer:
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None
-        if len(chunks) > 1 and "paper" in self.fields:
+        if len(chunks) > 1 and "paper" in self.fields and start < len(sources):
             settled = paper.settle_corpus(sources, systems, variant, chunk_size, progress)
         for a, b in chunks:
-            if b <= start and settled is not None:
-                continue  # (a single chunk is settled even when nothing is left to yield)
+            if b <= start:
+                continue  # finished: nothing of it is yielded, and nothing later needs it
             # a chunk is always computed whole, so that resuming reproduces the same batches
-            # and therefore the same floating-point results
+            # and therefore the same floating-point results; its pairs before ``start`` were
+            # done before, so they do not move a progress bar again
+            told = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
             src, mt = segment_pairs(sources, systems, a, b)
             corpus = (
                 paper.prepare_checked(src, mt, progress)
@@ -310,7 +313,8 @@ class XLScorer:
                 if corpus.paper and settled is not None
                 else unscored(corpus, "evidence" in self.fields),
                 [range(k, k + n) for k in range(0, len(corpus), n)],
-                on_pairs,
+                told,
+                _naming(a, names),
             )
             for i in range(max(a, start), b):
                 k = (i - a) * n
@@ -330,6 +334,35 @@ class XLScorer:
             RankedTranslation(i, translations[i], results[i], rank)
             for rank, i in enumerate(order, start=1)
         ]
+
+
+def _naming(first: int, names: Sequence[str]) -> Callable[[int], str]:
+    """How a warning names the pair at position ``k`` of a chunk whose first segment is
+    ``first`` (0-based), its engines ``names`` in turn: ``segment 3`` (1-based), with
+    ``, engine NAME`` when the engines have names."""
+
+    def named(k: int) -> str:
+        engine = names[k % len(names)]
+        return f"segment {first + k // len(names) + 1}" + (f", engine {engine}" if engine else "")
+
+    return named
+
+
+def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int], None] | None:
+    """``on_pairs`` told only of the pairs after the first ``skip`` (those a resumed run
+    computes again, already counted)."""
+    if on_pairs is None:
+        return None
+    left = skip
+
+    def told(pairs: int) -> None:
+        nonlocal left
+        seen = min(left, pairs)
+        left -= seen
+        if pairs > seen:
+            on_pairs(pairs - seen)
+
+    return told
 
 
 def score(sources: Sequence[str], translations: Sequence[str], **settings) -> list[ScoreResult]:

@@ -13,8 +13,8 @@ from typing import TextIO
 from xlscore.cli.corpus import PairProgress, inputs_digest, read_corpus, score_engines
 from xlscore.cli.options import build_scorer, load_scorer, parse_layer
 from xlscore.errors import InputError, XLScoreError
-from xlscore.io.outputs import check_output, writing_to
-from xlscore.io.writers import WRITERS, Empties, resume_state
+from xlscore.io.outputs import check_output, output_lock, writing_to
+from xlscore.io.writers import WRITERS, Checked, Empties, Row, check_resumable, resume_state
 from xlscore.results import empty_cost
 
 
@@ -24,21 +24,35 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.resume and not args.output:
         raise InputError("--resume needs --output FILE")
     out_path = check_output(args.output) if args.output else None
+    with output_lock(out_path):
+        return _score_to(args, sources, engines, out_path)
+
+
+def _score_to(
+    args: argparse.Namespace,
+    sources: list[str],
+    engines: dict[str, list[str]],
+    out_path: Path | None,
+) -> int:
+    """``xlscore score`` once its output is held (:func:`xlscore.io.outputs.output_lock`)."""
+    # what must match for --resume to continue a file beyond the scorer's signature: checked
+    # before the models load, so that a file of other inputs is refused at once
+    run = f"inputs:{inputs_digest(sources, engines)} format:{args.format} chunk:{args.chunk_size}"
+    resuming = False
+    if args.resume and out_path is not None and out_path.exists() and out_path.stat().st_size:
+        check_resumable(out_path, run)
+        resuming = True
     scorer = load_scorer(args)
     names = list(engines)
-    # the signature known before scoring (a corpus map's digest comes with the summary), and
-    # all else that must match for --resume to continue a file
-    head = (
-        f"{scorer.signature()} inputs:{inputs_digest(sources, engines)} "
-        f"format:{args.format} chunk:{args.chunk_size}"
-    )
+    # the signature known before scoring (a corpus map's digest comes with the summary)
+    head = f"{scorer.signature()} {run}"
     start = 0
-    scores: dict[str, list[float]] = {e: [] for e in names}
+    done: dict[str, list[Row]] = {e: [] for e in names}
     out: TextIO
     with writing_to(out_path), contextlib.ExitStack() as stack:  # never closes sys.stdout
         if out_path is not None:
-            if args.resume and out_path.exists() and out_path.stat().st_size:
-                start, scores = resume_state(
+            if resuming:
+                start, done = resume_state(
                     out_path, WRITERS[args.format](sys.stdout, scorer.fields), head, names
                 )
             if start:
@@ -52,6 +66,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if start == 0:
             writer.header(head, names)
             out.flush()
+        scores = {e: [r.score for r in done[e]] for e in names}
+        costs = {e: [r.check_cost for r in done[e]] for e in names}
         bar = PairProgress(len(sources), len(names), args.quiet, start)
         for i, by in scorer.iter_score(
             sources, engines, chunk_size=args.chunk_size, start=start, on_pairs=bar.advance
@@ -59,6 +75,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             for name in names:
                 writer.row(i + 1, name, by[name])
                 scores[name].append(writer.written(by[name].score))
+                costs[name].append(writer.written(by[name].check_cost or 0.0))
             bar.finished(i)
             if i % 10 == 9:  # finished segments reach the file soon (a killed run keeps them)
                 out.flush()
@@ -73,6 +90,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 len(vals),
                 signature,
                 Empties(sum(empty), empty_cost(vals, empty) if vals else 0.0),
+                Checked.of(costs[name]),
             )
         out.flush()
     print(f"xlscore: {signature}", file=sys.stderr)

@@ -325,7 +325,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"xlscore: error: {where}{err.strerror or err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("xlscore: interrupted", file=sys.stderr)
+        kept = ""
+        if getattr(args, "resume", None) is not None and getattr(args, "output", None):
+            kept = (
+                f"; the finished segments are in {args.output}: the same command with "
+                "--resume continues from them"
+            )
+        print(f"xlscore: interrupted{kept}", file=sys.stderr)
         return 130
 
 

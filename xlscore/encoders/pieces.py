@@ -53,6 +53,11 @@ class SentenceItem:
     full: dict[int, torch.Tensor] = field(default_factory=dict)  # every token, by layer
 
 
+#: words x pieces above which the piece-to-word matrix is sparse (a text of tens of thousands
+#: of characters; a sentence stays dense, and its word vectors bit for bit what they were)
+DENSE_CELLS = 1 << 22
+
+
 def piece_word_matrix(
     piece_spans: Sequence[tuple[int, int]], words: Sequence[Word]
 ) -> tuple[torch.Tensor, list[int]]:
@@ -66,12 +71,41 @@ def piece_word_matrix(
     n_p = len(piece_spans)
     spans = np.asarray(piece_spans, dtype=np.int64).reshape(n_p, 2)
     bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(len(words), 2)
+    if len(words) * n_p > DENSE_CELLS:
+        return _sparse_piece_word_matrix(spans, bounds)
     hit = (spans[None, :, 0] < bounds[:, 1:2]) & (bounds[:, 0:1] < spans[None, :, 1])
     counts = hit.sum(axis=1)
     missing = np.flatnonzero(counts == 0).tolist()
     keep = counts > 0
     m = hit[keep].astype(np.float32) / counts[keep, None].astype(np.float32)
     return torch.from_numpy(m), missing
+
+
+def _sparse_piece_word_matrix(
+    spans: np.ndarray, bounds: np.ndarray
+) -> tuple[torch.Tensor, list[int]]:
+    """:func:`piece_word_matrix` of a very long text as a sparse matrix: words are sorted and
+    do not overlap, so the words a piece overlaps are one run of them, found by binary search
+    (memory linear in the text, where the dense matrix is words x pieces)."""
+    nonempty = np.flatnonzero(spans[:, 0] < spans[:, 1])
+    first = np.searchsorted(bounds[:, 1], spans[nonempty, 0], side="right")
+    last = np.searchsorted(bounds[:, 0], spans[nonempty, 1], side="left")
+    width = np.maximum(last - first, 0)
+    rows = np.repeat(first, width) + (
+        np.arange(width.sum()) - np.repeat(np.cumsum(width) - width, width)
+    )
+    cols = np.repeat(nonempty, width)
+    counts = np.bincount(rows, minlength=len(bounds))
+    missing = np.flatnonzero(counts == 0).tolist()
+    renumber = np.cumsum(counts > 0) - 1
+    values = (1.0 / counts[rows]).astype(np.float32)
+    m = torch.sparse_coo_tensor(
+        torch.from_numpy(np.stack([renumber[rows], cols])),
+        torch.from_numpy(values),
+        (int((counts > 0).sum()), len(spans)),
+        check_invariants=True,
+    ).coalesce()
+    return m, missing
 
 
 def unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:

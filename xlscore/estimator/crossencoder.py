@@ -80,6 +80,29 @@ class Encoded:
         return [o for o, s in zip(self.offsets, self.side) if s == TRANSLATION]
 
 
+def _kept(seqs: Sequence[int | None], max_length: int) -> list[bool]:
+    """Which pieces of a pair (``seqs``: each piece's sequence, ``None`` for the special
+    tokens) stay when it is cut to ``max_length``, as the tokenizers library's
+    ``longest_first`` cuts: the shorter side kept whole when the longer can give up enough,
+    else half the room each (the longer side the odd piece); each side loses its end."""
+    room = max_length - sum(s is None for s in seqs)
+    n = [sum(s == k for s in seqs) for k in (0, 1)]
+    short, long = sorted(n)
+    long = short if short > room else max(short, room - short)
+    if short + long > room:
+        short, long = room // 2, room // 2 + room % 2
+    keep_n = (short, long) if n[0] <= n[1] else (long, short)
+    seen = [0, 0]
+    out = []
+    for s in seqs:
+        if s is None:
+            out.append(True)
+            continue
+        seen[s] += 1
+        out.append(seen[s] <= keep_n[s])
+    return out
+
+
 def encode_pairs(
     tokenizer,
     prefix: str,
@@ -97,23 +120,25 @@ def encode_pairs(
         return []
     from xlscore.encoders.models import quiet_transformers
 
-    cut = (
-        {"truncation": "longest_first", "max_length": max_length}
-        if max_length
-        else {"truncation": False}
-    )
     with quiet_transformers():
+        # never the tokenizer's own truncation: on a long pair it builds every overflowing
+        # piece of both sides against each other (gigabytes at 100 kB); cut below instead
         enc = tokenizer(
             [prefix + s for s, _ in pairs],
             [translation_prefix + t for _, t in pairs],
             return_attention_mask=False,
             return_offsets_mapping=True,
-            **cut,
+            truncation=False,
         )
     out = []
-    for i, ids in enumerate(enc["input_ids"]):
+    for i, all_ids in enumerate(enc["input_ids"]):
+        seqs = enc.sequence_ids(i)
+        keep = _kept(seqs, max_length) if max_length and len(all_ids) > max_length else None
+        ids = [x for k, x in enumerate(all_ids) if keep is None or keep[k]]
         side, offsets = [], []
-        for seq, (a, b) in zip(enc.sequence_ids(i), enc["offset_mapping"][i]):
+        for k, (seq, (a, b)) in enumerate(zip(seqs, enc["offset_mapping"][i])):
+            if keep is not None and not keep[k]:
+                continue
             if seq == 1 and b > max(a, len(translation_prefix)):
                 side.append(TRANSLATION)
                 offsets.append((max(a, len(translation_prefix)) - len(translation_prefix),

@@ -20,6 +20,11 @@ from dataclasses import dataclass, fields
 
 from xlscore.errors import ModelError, XLScoreError
 
+#: at most this many check findings of one pair cost points: the check term saturates, so that
+#: a long source with dozens of numbers against a short translation loses at most
+#: ``CHECK_CAP * check_weight`` (1.0 for the default), not 0.25 per number
+CHECK_CAP = 4
+
 
 @dataclass(frozen=True)
 class ScoreFormula:
@@ -68,11 +73,13 @@ class ScoreFormula:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
 
     def signature(self, similarity: str | None) -> str:
-        """This formula's part of the estimator's signature, e.g. ``+0.005*meaning-0.25*checks``;
-        ``similarity`` names the similarity's encoder when the score blends it in."""
+        """This formula's part of the estimator's signature, e.g.
+        ``+0.005*meaning-0.25*checks<=4`` (at most four findings count:
+        :data:`CHECK_CAP`); ``similarity`` names the similarity's encoder
+        when the score blends it in."""
         out = f"+{self.meaning_blend:g}*meaning" if self.meaning_blend else ""
         if self.similarity_weight and similarity is not None:
             out += f"+{self.similarity_weight:g}*sim:{similarity}"
         if self.check_weight:
-            out += f"-{self.check_weight:g}*checks"
+            out += f"-{self.check_weight:g}*checks<={CHECK_CAP}"
         return out  # the consensus weight is the scorer's ``cons:`` part

@@ -163,11 +163,13 @@ class QualityEstimator(EstimatorNetwork):
         progress: bool = False,
         checked: bool = False,
         on_pairs: Callable[[int], None] | None = None,
+        where: Callable[[int], str] | None = None,
     ) -> list[Estimate]:
         """The prediction of each translation with its parts and its predicted error spans
         (:class:`Estimate`); the scores are those of :meth:`predict`. ``checked=True``: the
         caller (e.g. :class:`~xlscore.XLScorer`) has already validated the two lists;
-        ``on_pairs``: called with the number of pairs each pass has read."""
+        ``on_pairs``: called with the number of pairs each pass has read; ``where``: how a
+        warning names the pair at a position (``segment 3, engine b``)."""
         return predict_pairs(
             self,
             sources,
@@ -176,6 +178,7 @@ class QualityEstimator(EstimatorNetwork):
             details=True,
             checked=checked,
             on_pairs=on_pairs,
+            where=where,
         )[1]
 
     # ------------------------------------------------------------------ training

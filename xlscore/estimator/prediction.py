@@ -52,11 +52,13 @@ def predict_pairs(
     details: bool,
     checked: bool = False,
     on_pairs: Callable[[int], None] | None = None,
+    where: Callable[[int], str] | None = None,
 ) -> tuple[np.ndarray, list[Estimate]]:
     """The scores of the trained ``est`` for each pair, and with ``details`` the
     :class:`Estimate` of each pair. Each distinct normalised pair is read once, in a pass of a
     shape fixed by its own length. ``checked=True``: the caller has already validated the two
-    lists. ``on_pairs``: called with the number of pairs each pass has read (for progress)."""
+    lists. ``on_pairs``: called with the number of pairs each pass has read (for progress).
+    ``where``: how a warning names the pair at a position (default: ``pair N``)."""
     if not est.fitted:
         raise XLScoreError("the estimator is not trained: fit it or load a trained one")
     if not checked:
@@ -72,10 +74,12 @@ def predict_pairs(
     unique = list(keys)
     encoded, cut = est._encode(unique, est.max_length)
     if cut:
-        where = ", ".join(str(first[i] + 1) for i in cut[:5]) + (" ..." if len(cut) > 5 else "")
+        named = where or (lambda k: f"pair {k + 1}")
+        said = "; ".join(named(first[i]) for i in cut[:5]) + (" ..." if len(cut) > 5 else "")
         warnings.warn(
-            f"{len(cut)} pair(s) longer than {est.max_length} pieces were cut "
-            f"before estimation (segments {where})",
+            f"{len(cut)} pair(s) longer than the {est.max_length} pieces the estimator reads "
+            f"were cut, the longer side's end first ({said}); the paper's columns and the "
+            "similarity read them whole",
             LongInputWarning,
             stacklevel=3,
         )

@@ -13,13 +13,14 @@ from dataclasses import asdict, dataclass
 
 from xlscore.errors import InputError
 from xlscore.evaluation.agreement import bootstrap_mean_difference
-from xlscore.results import ScoreResult, empty_cost, is_empty, rank_order
+from xlscore.results import ScoreResult, empty_cost, is_empty
 
 
 @dataclass(frozen=True)
 class EngineSummary:
     """One engine over all segments: mean score, its 95% bootstrap interval, the number of
-    segments where it ranks first, its mean rank (1 = best), and its ``empty`` segments (an
+    segments where it ranks first and its mean rank (1 = best; exact ties share their rank,
+    :class:`SegmentRanking`), and its ``empty`` segments (an
     empty translation or source, scored at the floor) with ``empty_cost``, how much they lower
     its mean."""
 
@@ -52,13 +53,15 @@ class PairTest:
 
 @dataclass(frozen=True)
 class SegmentRanking:
-    """The engines of one segment best first (:func:`xlscore.results.rank_order`: flagged
-    translations last), their scores and flags."""
+    """The engines of one segment best first (flagged translations last, then by score; exact
+    ties by engine name), their scores, flags and ranks: ``1 +`` the number of engines
+    strictly better, so that exact ties share their rank whatever the engines' order."""
 
     segment: int
     ranking: list[str]
     scores: dict[str, float]
     flags: dict[str, list[str]]
+    ranks: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -90,13 +93,13 @@ class EngineComparison:
 
 def segment_ranking(segment: int, by_engine: Mapping[str, ScoreResult]) -> SegmentRanking:
     """The ranking of one segment's engines (``segment`` is its 1-based number)."""
-    names = list(by_engine)
-    order = [names[k] for k in rank_order([by_engine[n] for n in names])]
+    key = {n: (bool(r.flags), -r.score) for n, r in by_engine.items()}
     return SegmentRanking(
         segment,
-        order,
-        {n: by_engine[n].score for n in names},
-        {n: list(by_engine[n].flags) for n in names if by_engine[n].flags},
+        sorted(key, key=lambda n: (key[n], n)),
+        {n: r.score for n, r in by_engine.items()},
+        {n: list(r.flags) for n, r in by_engine.items() if r.flags},
+        {n: 1 + sum(other < key[n] for other in key.values()) for n in key},
     )
 
 
@@ -122,7 +125,7 @@ def compare_engines(
         est, _ = bootstrap_mean_difference(
             columns[n], [0.0] * len(segments), n_boot=n_boot, seed=seed
         )
-        ranks = [seg.ranking.index(n) + 1 for seg in segments]
+        ranks = [seg.ranks[n] for seg in segments]
         empty = [is_empty(r[n]) for r in results]
         table.append(
             EngineSummary(
@@ -136,7 +139,7 @@ def compare_engines(
                 empty_cost(columns[n], empty),
             )
         )
-    table.sort(key=lambda e: -e.mean)
+    table.sort(key=lambda e: (-e.mean, e.mean_rank, e.engine))  # ties: not by argument order
     pairs = []
     for i, a in enumerate(table):
         for b in table[i + 1 :]:

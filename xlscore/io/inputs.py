@@ -35,17 +35,28 @@ def bom_problem(data: bytes) -> str | None:
     return None
 
 
-def text_problem(line: str) -> str | None:
+def utf16_order(data: bytes, offset: int = 0) -> str:
+    """``UTF-16BE`` or ``UTF-16LE``: which byte order ``data`` (found at byte ``offset`` of its
+    file) has, read from where the high bytes of Latin and Cyrillic letters (0x00, 0x04) fall:
+    at even offsets of the file in big-endian text, at odd ones in little-endian."""
+    even = sum(data[(offset % 2) :: 2].count(b) for b in (b"\x00", b"\x04"))
+    odd = sum(data[1 - (offset % 2) :: 2].count(b) for b in (b"\x00", b"\x04"))
+    return "UTF-16BE" if even > odd else "UTF-16LE"
+
+
+def text_problem(line: str, raw: bytes | None = None, offset: int = 0) -> str | None:
     """What makes a decoded line not text (``None``: nothing): the bytes UTF-16 leaves when read
     as UTF-8 (NUL, the high byte of Latin letters and spaces, and U+0004, that of Cyrillic ones),
-    or another control character."""
+    or another control character. ``raw``, found at byte ``offset`` of the file: the bytes
+    the byte order of UTF-16 is told from (:func:`utf16_order`; default: the line's own)."""
     m = _CONTROL.search(line)
     if m is None:
         return None
     if (k := _UTF16.search(line)) is not None:
+        order = utf16_order(line.encode("utf-8") if raw is None else raw, offset)
         return (
             f"byte 0x{ord(k.group()):02x} at character {k.start() + 1}: the file looks like "
-            "UTF-16; " + _CONVERT.format("UTF-16LE")
+            f"{order} (no byte-order mark); " + _CONVERT.format(order)
         )
     return (
         f"control character U+{ord(m.group()):04X} at character {m.start() + 1}: not text "
@@ -91,7 +102,7 @@ def decode_lines(data: bytes, path: str | Path) -> list[str]:
                 path=path,
                 line=n,
             ) from None
-        if problem := text_problem(lines[-1]):
+        if problem := text_problem(lines[-1], data):
             raise InputError(problem, path=path, line=n)
     return lines
 

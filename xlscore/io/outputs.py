@@ -48,3 +48,43 @@ def writing_to(path: str | os.PathLike | None) -> Iterator[None]:
             raise  # standard output, a closed pipe, or another file (named by the error)
         problem = err.strerror or os.strerror(err.errno or errno.EIO)
         raise OutputError(f"cannot write: {problem}", path=path) from None
+
+
+@contextlib.contextmanager
+def output_lock(path: str | os.PathLike | None) -> Iterator[None]:
+    """Hold ``path`` for this process while it writes it: a second process that asks for the
+    same output (a second run, a resumed one) is refused at once with an
+    :class:`OutputError` naming the file and the process that holds it. The lock is a file
+    beside the output (``.NAME.lock``, :mod:`filelock`), removed when done; ``None``
+    (standard output) is not locked."""
+    if path is None:
+        yield
+        return
+    import socket
+
+    from filelock import FileLock, Timeout
+
+    p = Path(path).resolve()
+    lock_path = p.with_name(f".{p.name}.lock")
+    owner = p.with_name(f".{p.name}.lock.owner")
+    lock = FileLock(lock_path)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        try:
+            who = owner.read_text(encoding="utf-8").strip()
+        except OSError:
+            who = "another process"
+        raise OutputError(
+            f"is being written by {who or 'another process'}; wait for it to finish, or "
+            "give another --output",
+            path=path,
+        ) from None
+    try:
+        owner.write_text(f"process {os.getpid()} on {socket.gethostname()}\n", encoding="utf-8")
+        yield
+    finally:
+        owner.unlink(missing_ok=True)
+        lock.release()
+        with contextlib.suppress(OSError):
+            lock_path.unlink()

@@ -143,7 +143,7 @@ def _first_line(path: Path, offsets) -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("invalid UTF-8 in the first line", path=path, line=1) from None
-    if problem := text_problem(text):
+    if problem := text_problem(text, raw):
         raise InputError(problem, path=path, line=1)
     return text
 
@@ -307,8 +307,10 @@ def read_unit(
         lines.pop()
     if unit.start == 0 and unit.kind == "jsonl" and lines:
         lines[0] = lines[0].removeprefix(b"\xef\xbb\xbf")
+    at = unit.byte_start
     for k, raw in enumerate(lines):
-        line = unit.first_line + k
+        line, at = unit.first_line + k, at + len(raw) + 1
+        start = at - len(raw) - 1
         try:
             text = raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as err:
@@ -318,7 +320,7 @@ def read_unit(
                 f"invalid UTF-8 (byte {err.start + 1} of the line is 0x{raw[err.start]:02x})",
             )
             continue
-        if problem := text_problem(text):
+        if problem := text_problem(text, raw, start):
             add(line, None, problem)
             continue
         if unit.kind == "tsv":

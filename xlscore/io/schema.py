@@ -132,6 +132,7 @@ def arrow_type(kind: str):
                     ("end", i32),
                     ("source_start", i32),
                     ("source_end", i32),
+                    ("counts", pa.bool_()),
                 ]
             )
         ),

@@ -3,6 +3,7 @@ time and readable back, which is what ``--resume`` relies on."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ class Row:
     segment: int  # 1-based
     engine: str
     score: float
+    check_cost: float = 0.0
 
 
 class Empties(NamedTuple):
@@ -37,6 +39,37 @@ class Empties(NamedTuple):
 
 
 NO_EMPTIES = Empties()
+
+
+class Checked(NamedTuple):
+    """An engine's segments whose score the rule checks lowered, and by how much its mean."""
+
+    segments: int = 0
+    cost: float = 0.0
+
+    def note(self) -> str:
+        """`` (the checks took points in N segments: -C of this mean)``, or nothing."""
+        if not self.segments:
+            return ""
+        where = f"{self.segments} segment" + ("s" if self.segments != 1 else "")
+        return f" (the checks took points in {where}: {-self.cost:+.4f} of this mean)"
+
+    @classmethod
+    def of(cls, costs: list[float]) -> Checked:
+        """From each segment's check cost as written."""
+        return cls(sum(c > 0 for c in costs), sum(costs) / len(costs) if costs else 0.0)
+
+
+NO_CHECKS = Checked()
+
+
+def check_reason(r) -> str:
+    """``checks -0.50: 250 in the source, not in the translation; ...``: what the rule checks
+    took off a result's score and the findings that cost it, or ``""``."""
+    if not r.check_cost:
+        return ""
+    said = "; ".join(f.message for f in r.findings if f.counts)
+    return f"checks {-r.check_cost:+.2f}: {said}"
 
 
 class Writer:
@@ -60,7 +93,13 @@ class Writer:
     def header(self, head: str, engines: list[str]) -> None: ...
     def row(self, segment: int, engine: str, r) -> None: ...
     def summary(
-        self, engine: str, mean: float, n: int, signature: str, empties: Empties = NO_EMPTIES
+        self,
+        engine: str,
+        mean: float,
+        n: int,
+        signature: str,
+        empties: Empties = NO_EMPTIES,
+        checked: Checked = NO_CHECKS,
     ) -> None: ...
     def first_line(self, head: str) -> str:
         raise NotImplementedError
@@ -88,17 +127,20 @@ class TsvWriter(Writer):
         cells = [str(segment), engine, *(c.tsv(r) for c in schema.COLUMNS)]
         self.out.write("\t".join(cells) + "\n")
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
         gap = "\t" * (len(self.COLUMNS) - 3)
         self.out.write(
-            f"system\t{engine}\t{mean:.6f}{gap}{n} segments{empties.note()}; {signature}\n"
+            f"system\t{engine}\t{mean:.6f}{gap}{n} segments{empties.note()}{checked.note()}; "
+            f"{signature}\n"
         )
 
     def parse(self, line):
         f = line.rstrip("\n").split("\t")
         if len(f) < 3 or not f[0].isdigit():
             return None
-        return Row(int(f[0]), f[1], float(f[2]))
+        at = self.COLUMNS.index("check_cost")
+        cost = float(f[at]) if len(f) > at and f[at] else 0.0
+        return Row(int(f[0]), f[1], float(f[2]), cost)
 
 
 class TextWriter(TsvWriter):
@@ -111,23 +153,35 @@ class TextWriter(TsvWriter):
             if "paper" in self.fields
             else ""
         )
-        self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8}{paper}  flags\n")
+        self.out.write(f"# {'seg':>5}  {'engine':<16} {'score':>8}{paper}  flags and checks\n")
 
     def row(self, segment, engine, r):
         paper = ""
         if "paper" in self.fields:
             prp = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
             paper = f" {prp} {_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}"
-        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}  {','.join(r.flags)}\n")
+        notes = " ".join(x for x in (",".join(r.flags), check_reason(r)) if x)
+        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}  {notes}\n")
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
-        self.out.write(f"# system score {engine}: {mean:.4f} over {n} segments{empties.note()}\n")
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
+        self.out.write(
+            f"# system score {engine}: {mean:.4f} over {n} segments{empties.note()}"
+            f"{checked.note()}\n"
+        )
 
     def parse(self, line):
         f = line.split()
         if len(f) < 3 or not f[0].isdigit():
             return None
-        return Row(int(f[0]), f[1], float(f[2]))
+        cost = next(
+            (
+                -float(b.rstrip(":"))
+                for a, b in itertools.pairwise(f[3:])
+                if a == "checks" and b.endswith(":")
+            ),
+            0.0,
+        )
+        return Row(int(f[0]), f[1], float(f[2]), cost)
 
 
 class JsonWriter(Writer):
@@ -143,7 +197,7 @@ class JsonWriter(Writer):
             + "\n"
         )
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES):
+    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
         self.out.write(
             json.dumps(
                 {
@@ -152,6 +206,8 @@ class JsonWriter(Writer):
                     "segments": n,
                     "empty": empties.segments,
                     "empty_cost": empties.cost,
+                    "checked": checked.segments,
+                    "check_cost": checked.cost,
                     "signature": signature,
                 },
                 ensure_ascii=False,
@@ -166,7 +222,9 @@ class JsonWriter(Writer):
             return None
         if not isinstance(d, dict) or "segment" not in d:
             return None
-        return Row(int(d["segment"]), str(d["engine"]), float(d["score"]))
+        return Row(
+            int(d["segment"]), str(d["engine"]), float(d["score"]), float(d.get("check_cost") or 0)
+        )
 
 
 WRITERS: dict[str, type[Writer]] = {
@@ -178,9 +236,9 @@ WRITERS: dict[str, type[Writer]] = {
 
 def resume_state(
     path: Path, writer: Writer, head: str, engines: list[str]
-) -> tuple[int, dict[str, list[float]]]:
-    """Segments already complete in ``path`` and their scores; the file is cut back to the end
-    of the last complete segment (a partly written line or segment is dropped)."""
+) -> tuple[int, dict[str, list[Row]]]:
+    """Segments already complete in ``path`` and their rows by engine; the file is cut back
+    to the end of the last complete segment (a partly written line or segment is dropped)."""
     data = path.read_bytes()
     lines = data.split(b"\n")[:-1]  # the last piece has no newline: partly written
     first = lines[0].decode("utf-8", "replace") if lines else ""
@@ -191,7 +249,7 @@ def resume_state(
             + "); remove it or drop --resume",
             path=path,
         )
-    done: dict[int, dict[str, float]] = {}
+    done: dict[int, dict[str, Row]] = {}
     keep_bytes, offset, complete = 0, 0, 0
     for raw in lines:
         offset += len(raw) + 1
@@ -200,14 +258,39 @@ def resume_state(
             if complete == 0 and not done:
                 keep_bytes = offset  # header lines
             continue
-        done.setdefault(row.segment, {})[row.engine] = row.score
+        done.setdefault(row.segment, {})[row.engine] = row
         while len(done.get(complete + 1, {})) == len(engines):
             complete += 1
             keep_bytes = offset
     with open(path, "r+b") as fh:
         fh.truncate(keep_bytes)
-    scores = {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
-    return complete, scores
+    return complete, {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
+
+
+def check_resumable(path: Path, run: str) -> None:
+    """Refuse, before any model loads, to resume ``path`` when its first line names other
+    inputs, another format or another chunk size than ``run`` (``inputs:... format:...
+    chunk:...``); the scorer's settings are compared once it is loaded
+    (:func:`resume_state`)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            first = fh.readline().rstrip("\n")
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", path=path) from None
+    old, new = _settings(first), _settings(run)
+    if not old:
+        raise InputError(
+            "cannot resume: its first line is not an xlscore header; remove it or drop --resume",
+            path=path,
+        )
+    diff = [k for k in new if old.get(k) != new[k]]
+    if diff:
+        raise InputError(
+            "cannot resume: the file was written with other settings or inputs ("
+            + _differences(diff, old, new)
+            + "); remove it or drop --resume",
+            path=path,
+        )
 
 
 def _settings(line: str) -> dict[str, str]:
@@ -232,7 +315,11 @@ def setting_differences(old: str, new: str) -> str:
     a, b = _settings(old), _settings(new)
     if not a:
         return "its first line is not an xlscore header"
-    diff = [k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)]
+    return _differences([k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)], a, b)
+
+
+def _differences(diff: list[str], a: dict[str, str], b: dict[str, str]) -> str:
+    """The settings ``diff`` that differ between a file's (``a``) and this run's (``b``)."""
     said = [
         f"{k}: {a.get(k, '(none)')} in the file, {b.get(k, '(none)')} now"
         if k != "inputs"

@@ -97,6 +97,19 @@ def name_like(
     return headwords is not None and word.lower() not in headwords
 
 
+#: word pairs (Russian words x English words) above which a pair counts as very long: each
+#: Russian word then keeps only its :data:`NEAR_CANDIDATES` nearest candidates (a sentence,
+#: even a long one, is far below: 500 words on each side)
+LONG_PAIR_CELLS = 250_000
+NEAR_CANDIDATES = 8
+
+
+def _nearest(cands: set[int], where: float, n_en: int) -> list[int]:
+    """The :data:`NEAR_CANDIDATES` candidates nearest to relative position ``where`` (ties
+    to the earlier)."""
+    return sorted(cands, key=lambda j: (abs(j / n_en - where), j))[:NEAR_CANDIDATES]
+
+
 def _max_matching(edges: list[list[int]], n_right: int) -> list[int]:
     """Maximum bipartite matching (augmenting paths, searched depth-first without recursion)
     of left nodes to right nodes; each left node tries its candidates in the given order.
@@ -156,6 +169,12 @@ def find_anchors(
         if is_number(w) or (is_latin(w) and name_like(w, en_initial[j]))
     }
     en_folded = [e.casefold() for e in en_words]
+    at_folded: dict[str, list[int]] = {}
+    for j, e in enumerate(en_folded):
+        at_folded.setdefault(e, []).append(j)
+    # a very long pair (a document on one line): each word's candidates are the nearest few
+    # by relative position, so that memory and time grow with the text, not its square
+    near = len(ru_words) * len(en_words) > LONG_PAIR_CELLS
     letter_words = [w for w in ru_words if _LETTER.search(w)]
     mostly_russian = sum(map(is_russian_script, letter_words)) * 2 >= len(letter_words)
 
@@ -177,12 +196,14 @@ def find_anchors(
                 is_latin(w) and mostly_russian and name_like(w, False, headwords)
             )
             if kept:
-                cands = {j for j, e in enumerate(en_folded) if e == folded}
+                cands = set(at_folded.get(folded, ()))
             elif is_latin(w):
                 foreign_at.append(i)
                 copied += folded in en_folded
         elif _LETTER.search(w):
             foreign_at.append(i)  # another script, or another language's Cyrillic letters
+        if near and len(cands) > NEAR_CANDIDATES:
+            cands = set(_nearest(cands, i / len(ru_words), len(en_words)))
         edges.append(sorted(cands))
         same.append(cands if not is_cyrillic(w) else set())
 
