@@ -322,7 +322,7 @@ def test_resume_refuses_a_file_from_other_settings(scored_tsv, tmp_path):
     other = tmp_path / "other.tsv"
     shutil.copy(scored_tsv[0], other)
     resume = ["score", "-s", SRC, *[a for e in ENGINES for a in ("-t", e)], "--format", "tsv"]
-    resume += ["-o", other, "--resume", "--quiet"]
+    resume += ["-o", other, "--resume", "--quiet", "--chunk-size", "16"]
     r = cli(*resume, "--variant", "all", "--fields", "all")
     assert r.returncode == 2 and "cannot resume" in r.stderr
     assert "variant: anchors in the file, all now" in r.stderr  # the setting that differs
@@ -333,8 +333,11 @@ def test_resume_refuses_a_file_from_other_settings(scored_tsv, tmp_path):
         and "fields: " in r.stderr
         and " in the file, score+evidence now" in (r.stderr)
     )
-    r = cli(*resume[:-4], "-t", ENGINES[0], "-o", other, "--resume", "-q", "--fields", "all")
+    r = cli(*resume[:-6], "-t", ENGINES[0], "-o", other, "--resume", "-q", "--fields", "all")
     assert "the input files or engine names differ" in r.stderr
+    # another chunk size: refused before the models load
+    r = cli(*resume[:-2], "--fields", "all")
+    assert "chunk: 16 in the file, 10000 now" in r.stderr and "loading the models" not in r.stderr
 
 
 def test_a_start_up_line_and_a_bar_that_counts_pairs_inside_a_chunk():
@@ -772,8 +775,8 @@ def bad_files(tmp_path):
         (
             "utf16",
             ["score", "-s", SRC, "-t", "{utf16}"],
-            "utf16le.ru, line 1: byte 0x04 at character 2: the file looks like UTF-16; "
-            "convert it to UTF-8 first, e.g. `iconv -f UTF-16LE",
+            "utf16le.ru, line 1: byte 0x04 at character 2: the file looks like UTF-16LE (no "
+            "byte-order mark); convert it to UTF-8 first, e.g. `iconv -f UTF-16LE",
         ),
         (
             "utf16 bom",

@@ -322,13 +322,6 @@ class Lexicon:
             return spec
         if spec is None:
             if mueller7_installed():
-                import logging
-
-                logging.getLogger("xlscore").info(
-                    "anchors and evidence from Müller's dictionary, found in %s "
-                    "(--lexicon english-words: without it)",
-                    MUELLER7_DIR,
-                )
                 return cls.mueller7()
             import warnings
 
