@@ -57,7 +57,8 @@ def main(path: str, out: str, en: str, ru: str) -> None:
             doomed = str(err)
         finally:
             distributed._ScoreUnits = real
-        doomed_parts = len(list(Path(f"{out}/doomed").glob("part-*.parquet")))
+        # finished units wait in the stage until the consensus pass writes the part files
+        doomed_parts = len(list(Path(f"{out}/doomed").glob("_stage/part-*.parquet")))
         resumed = score_dataset(path, f"{out}/doomed", scorer=config, workers=2, rows_per_file=6)
     finally:
         ray.shutdown()

@@ -221,7 +221,8 @@ def test_a_pair_longer_than_the_model_is_cut_with_a_warning(trained):
     from xlscore.errors import LongInputWarning
 
     long = " ".join(["кусок бумаги"] * 60)
-    with pytest.warns(LongInputWarning, match=r"1 pair\(s\) longer than 64 pieces .*segments 2"):
+    cut = r"1 pair\(s\) longer than the 64 pieces .*\(pair 2\)"
+    with pytest.warns(LongInputWarning, match=cut):
         pred = trained.predict(["the cat", "the cat"], ["кусок", long])
     assert np.isfinite(pred).all()
     torch.manual_seed(0)
