@@ -29,8 +29,6 @@ def consensus_rows(batch, stage: str, columns: dict, allow_empty: bool) -> dict:
     import numpy as np
     import pyarrow.parquet as pq
 
-    from xlscore.io.partfiles import part_path
-
     unit = Unit.from_dict(json.loads(batch["unit"][0]))
     rows = read_unit(unit, PairColumns(**columns), allow_empty=allow_empty)
     staged = pq.read_table(
