@@ -235,6 +235,10 @@ def test_resuming_after_the_last_segment_still_settles_the_map():
     src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     assert list(s.iter_score(src, mt, start=len(rows))) == []
     assert "align:corpus#" in s.signature()
+    whole = offline_scorer(estimator=None)  # the same corpus scored from the start
+    for size in (100, 3):  # one chunk and several: the map fitted the same way
+        assert len(list(whole.iter_score(src, mt, chunk_size=size))) == len(rows)
+        assert whole.signature() == s.signature()
 
 
 def test_cross_fitting_leaves_the_signature_alone(offline, demo_results):

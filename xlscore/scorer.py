@@ -269,7 +269,8 @@ class XLScorer:
                 bit-identical results to an uninterrupted one (chunks are recomputed whole);
                 other sizes agree to about 1e-6.
             start: the first segment to yield; chunks that end before it are not computed
-                (resuming a finished corpus runs no model).
+                (resuming a finished corpus runs no checks and no estimator; with the paper's
+                fields the corpus map is still fitted, as its digest is in the signature).
             progress: show progress bars.
             on_pairs: called with the number of pairs each estimator pass has read, for a
                 progress bar that moves inside a chunk.
@@ -282,7 +283,9 @@ class XLScorer:
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None
-        if len(chunks) > 1 and "paper" in self.fields and start < len(sources):
+        if "paper" in self.fields and (len(chunks) > 1 or start >= len(sources)):
+            # the corpus map signs the output, so it is fitted even when nothing is left to
+            # score (a resumed, finished file keeps the signature an uninterrupted run wrote)
             settled = paper.settle_corpus(sources, systems, variant, chunk_size, progress)
         for a, b in chunks:
             if b <= start:
