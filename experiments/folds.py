@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlscore.estimator.span_tagger import SpanTagger
 from xlscore.estimator.spans import WordError, decode_spans
 
 #: where each variant's fold predictions are kept in the repository
@@ -97,6 +98,14 @@ def tags_at(rows: list[TagRow], words: list, threshold: float) -> list[list[bool
         spans = [(s.start, s.end) for s in decode_spans(r.translation, w, threshold)]
         out.append([any(a < e and s < b for s, e in spans) for a, b in r.tokens])
     return out
+
+
+def fold_tagger(name: str, fold: str) -> SpanTagger | None:
+    """The span tagger fitted without the fold's test set (``span_tagger.py``), if any."""
+    f = FOLDS / name / f"span-tagger-{fold}.json"
+    if not f.exists():
+        return None
+    return SpanTagger.from_meta(json.loads(f.read_text(encoding="utf-8")), f)
 
 
 def latin_tags(rows: list[TagRow]) -> list[list[bool]]:

@@ -49,6 +49,7 @@ from sets import load_validation_sets
 from xlscore.errors import ModelError
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import read_metadata
+from xlscore.estimator.span_tagger import SpanTagger
 from xlscore.evaluation.gate import compare_tags, floor_checks
 from xlscore.io.cache import sha256_file
 
@@ -112,10 +113,12 @@ class Shipping:
 
     blend: Blend
     span_threshold: float | None
+    tagger: SpanTagger | None = None
 
 
 def shipping(path: Path) -> Shipping:
-    """A file's blend and span threshold, read from its metadata (without loading the model)."""
+    """A file's blend, span threshold and span tagger, read from its metadata (without
+    loading the model)."""
     try:
         meta = read_metadata(path)
     except ModelError as err:
@@ -123,7 +126,9 @@ def shipping(path: Path) -> Shipping:
     recipe = meta.get("recipe") or {}
     f = ScoreFormula.from_meta(meta, path)
     blend = Blend(f.meaning_blend, f.similarity_weight, f.check_weight, f.consensus_weight)
-    return Shipping(blend, recipe.get("span_threshold"))
+    return Shipping(
+        blend, recipe.get("span_threshold"), SpanTagger.from_meta(meta.get("span_tagger"), path)
+    )
 
 
 def challenge_outcomes(path: Path) -> dict[str, list[bool]]:
@@ -144,15 +149,30 @@ def challenge_outcomes(path: Path) -> dict[str, list[bool]]:
     return won
 
 
-def word_tags(data_dir: Path, variant: str, threshold: float | None, rows: list):
-    """The WMT22 dev gold tags of ``rows`` (that set's rows) and a variant's predicted tags at
-    ``threshold`` (its recipe's when ``None``), from its leave-WMT22-out fold's word error
-    probabilities (``None`` without them)."""
+def word_tags(data_dir: Path, variant: str, ships: Shipping, rows: list):
+    """The WMT22 dev gold tags of ``rows`` (that set's rows) and a variant's predicted tags,
+    from its leave-WMT22-out fold's word error probabilities (``None`` without them): at the
+    file's threshold (its recipe's when the file has none), or, when the file ships a span
+    tagger, by the tagger fitted without that set (``folds/VARIANT/span-tagger-lodo-qe22.json``,
+    written by ``span_tagger.py``)."""
     tags = folds.read_tags(data_dir / "wmt22-enru-word-dev.tsv")
     got = folds.read_fold(variant, "lodo-qe22", rows)
     tag_rows = [tags[r.seg_id] for r in rows]
     if got is None:
         return tag_rows, None
+    if ships.tagger is not None:
+        tagger = folds.fold_tagger(variant, "lodo-qe22")
+        if tagger is None:
+            raise SystemExit(
+                f"{variant}: the file ships a span tagger but the fold has none: run "
+                "span_tagger.py first"
+            )
+        return tag_rows, [
+            [any(a < s.end and s.start < b for s in tagger.spans(r.source, r.translation, w))
+             for a, b in t.tokens]
+            for r, t, w in zip(rows, tag_rows, got[1])
+        ]  # fmt: skip
+    threshold = ships.span_threshold
     if threshold is None:
         threshold = float(folds.config(variant)["recipe"].get("span_threshold", 0.5))
     return tag_rows, folds.tags_at(tag_rows, got[1], threshold)
@@ -219,8 +239,8 @@ def main() -> int:
     qe22 = [list(d.set.rows) for d in ref_data if d.set.key == "qe22"]
     word = latin = None
     if qe22 and data:
-        rows_, cand_tags = word_tags(args.data_dir, args.candidate, ships.span_threshold, qe22[0])
-        _, ref_tags = word_tags(args.data_dir, ref.folds or "", ref_ships.span_threshold, qe22[0])
+        rows_, cand_tags = word_tags(args.data_dir, args.candidate, ships, qe22[0])
+        _, ref_tags = word_tags(args.data_dir, ref.folds or "", ref_ships, qe22[0])
         if cand_tags is None and ref_tags is not None:
             problems.append(
                 "no word tags: the candidate has no word head, so users would lose the error spans"
@@ -249,7 +269,14 @@ def main() -> int:
     body = [
         f"Candidate `{args.candidate}`; file `{args.file or '—'}`, SHA-256 `{digest}`; "
         f"its score: {ships.blend}"
-        + (f", error spans at probability {ships.span_threshold:g}" if ships.span_threshold else "")
+        + (
+            f", error spans by its span tagger ({ships.tagger.signature()}; on the WMT22 dev tags "
+            "the tagger fitted without them)"
+            if ships.tagger
+            else f", error spans at probability {ships.span_threshold:g}"
+            if ships.span_threshold
+            else ""
+        )
         + f". Today's default `{REFERENCE}` (folds `{ref.folds}`): {ref_ships.blend}.",
         "",
         f"**Verdict: {verdict}**",

@@ -12,13 +12,15 @@ Prints the file's SHA-256 for :data:`xlscore.estimator.model.SHIPPED`.
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from _protocol import CACHE
 
-from xlscore.errors import XLScoreError
+from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator
+from xlscore.estimator.span_tagger import SpanTagger
 from xlscore.estimator.training import Recipe
 
 
@@ -53,6 +55,11 @@ def main() -> None:
         help="error probability from which a word is in a predicted span (default: "
         "the fold's recipe)",
     )
+    ap.add_argument(
+        "--span-tagger",
+        type=Path,
+        help="a span tagger's JSON (span_tagger.py --out): the word head joined with the rules",
+    )
     ap.add_argument("--name", required=True, help="the estimator's name in signatures")
     ap.add_argument("--output", "-o", required=True, type=Path)
     args = ap.parse_args()
@@ -73,6 +80,13 @@ def main() -> None:
     if args.span_threshold is not None:
         model.recipe = replace(model.recipe, span_threshold=args.span_threshold)
         model.meta["recipe"] = asdict(model.recipe)
+    if args.span_tagger is not None:
+        try:
+            model.tagger = SpanTagger.from_meta(
+                json.loads(args.span_tagger.read_text(encoding="utf-8")), args.span_tagger
+            )
+        except (OSError, ValueError, ModelError) as err:
+            raise SystemExit(f"--span-tagger: {err}") from None
     model.similarity_weight = args.similarity_weight
     if args.check_weight < 0:
         raise SystemExit("--check-weight must not be negative")

@@ -47,9 +47,11 @@ def signature_line(d: dict, qe: QualityEstimator | None) -> str:
     if qe is not None:
         blended = d["similarity"] is not None and qe.separate_similarity  # in the score
         est = qe.signature() + qe.formula.signature(enc(d["similarity"]) if blended else None)
+    spans = qe.spans_signature() if qe is not None else None
     parts = [
         f"xlscore:{d['version']}",
         est,
+        *([f"spans:{spans}"] if spans else []),
         "en:" + (enc(d["en"]) if d["en"] is not None else "no"),
         f"ru:{enc(d['ru'])}",
         f"variant:{d['variant']}",

@@ -61,6 +61,7 @@ from xlscore.estimator.fileformat import (
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
 from xlscore.estimator.prediction import Estimate, predict_pairs
+from xlscore.estimator.span_tagger import SpanTagger
 from xlscore.io.cache import sha256_file
 from xlscore.io.judgments import Judgment, rows_digest
 
@@ -106,7 +107,7 @@ SHIPPED: tuple[ShippedEstimator, ...] = (
     ShippedEstimator(
         "rtm15-all-e5s",
         "weights/rtm15-all-e5s.safetensors",
-        "fb21852cb8f0aa6f7009e5baa9346f86ac8996e28bb8584a7e4ff10f1b2ec104",
+        "ffd0b77d1331ffb0782347929e059c0056448ad5954add448c5b1cd8552353fe",
         "pack:e5-small",
     ),
     # the 4-layer student of the previous default, rtm15-e5s (xlscore.estimator.distill): one
@@ -263,6 +264,9 @@ class QualityEstimator(EstimatorNetwork):
             **self.meta,
         }
         meta.update(self.formula.to_meta())
+        meta.pop("span_tagger", None)
+        if self.tagger is not None:
+            meta["span_tagger"] = self.tagger.to_meta()
         write_estimator_file(path, self._delta, meta)
         self.name, self.path = name, path
         self.digest = sha256_file(path)
@@ -289,6 +293,7 @@ class QualityEstimator(EstimatorNetwork):
         meta, tensors, digest, recipe = read_estimator_file(path, expected)
         est = cls(meta["base"], recipe=recipe, device=device, dtype=dtype)
         est.formula = ScoreFormula.from_meta(meta, path)
+        est.tagger = SpanTagger.from_meta(meta.get("span_tagger"), path)
         if est.base_fingerprint != meta["base_fingerprint"]:
             raise ModelError(
                 f"{path} was trained on {meta['base']} with fingerprint "

@@ -21,6 +21,7 @@ from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.crossencoder import CrossEncoder, Encoded, encode_pairs
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.recipe import Recipe, TrainingLog
+from xlscore.estimator.span_tagger import SpanTagger
 
 #: the lowest score: below any translation of the training data (targets are normal scores
 #: of a set's ranks, which stay above -4 for sets of fewer than about 15,000 translations);
@@ -86,6 +87,9 @@ class EstimatorNetwork:
         # weight of the candidates' consensus when three or more translations of one source
         # are scored together (0: none); see FinalScore.blend_consensus
         self.consensus_weight = 0.0
+        # how the word head's probabilities and the rules become error spans (None: the head's
+        # probabilities at the recipe's span_threshold); stored in the file
+        self.tagger: SpanTagger | None = None
         self.name = "untrained"
         self.digest: str | None = None
         self.path: Path | None = None
@@ -112,6 +116,7 @@ class EstimatorNetwork:
             "check_weight": self.check_weight,
             "consensus_weight": self.consensus_weight,
             "meaning_blend": self.meaning_blend,
+            "spans": self.spans_signature(),
         }
 
     @property
@@ -151,6 +156,15 @@ class EstimatorNetwork:
         :data:`xlscore.metric.similarity.SIMILARITY_ENCODER` over each side (a similarity
         weight)."""
         return bool(self.similarity_weight)
+
+    def spans_signature(self) -> str | None:
+        """How error spans are made, for the signature: ``tagger>=T`` (:mod:`span_tagger
+        <xlscore.estimator.span_tagger>`), ``head>=T`` or ``None`` without a word head."""
+        if not self.model.use_words:
+            return None
+        if self.tagger is not None:
+            return self.tagger.signature()
+        return f"head>={self.recipe.span_threshold:g}"
 
     def signature(self) -> str:
         """``est:NAME#digest`` plus the dtype, e.g. ``est:rtm15-all-e5s#1a2b3c4d@bf16``."""

@@ -18,7 +18,14 @@ import torch
 
 from xlscore.encoders import arithmetic
 from xlscore.errors import LongInputWarning, XLScoreError
-from xlscore.estimator.spans import ErrorSpan, WordError, decode_spans, move_words, word_errors
+from xlscore.estimator.spans import (
+    ErrorSpan,
+    WordError,
+    decode_spans,
+    move_spans,
+    move_words,
+    word_errors,
+)
 from xlscore.metric.corpus import check_corpus
 from xlscore.text.words import normalize_text
 
@@ -121,23 +128,33 @@ def predict_pairs(
     if not details:
         return out[order], []
     estimates = []
-    threshold = est.recipe.span_threshold
+    threshold, tagger = est.recipe.span_threshold, est.tagger
     # the word errors of each distinct pair once (engines often agree word for word), moved
     # onto each translation as given
     errors = {
         k: word_errors(unique[k][1], encoded[k].translation_offsets(), probs)
         for k, probs in word_probs.items()
     }
+    # with a span tagger, each distinct pair's spans are made on the text the model read
+    tagged = (
+        {k: tagger.spans(*unique[k], w) for k, w in errors.items()} if tagger is not None else {}
+    )
     for i, k in enumerate(order):
         words: tuple[WordError, ...] = ()
+        spans: tuple[ErrorSpan, ...] = ()
         if k in errors:
             words = move_words(errors[k], unique[k][1], translations[i])
+            spans = (
+                move_spans(tagged[k], unique[k][1], translations[i])
+                if tagger is not None
+                else decode_spans(translations[i], words, threshold)
+            )
         estimates.append(
             Estimate(
                 float(out[k]),
                 float(parts[k, 0]),
                 float(parts[k, 1]),
-                decode_spans(translations[i], words, threshold),
+                spans,
                 words,
                 float(parts[k, 2]),
             )

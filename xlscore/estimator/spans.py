@@ -133,6 +133,18 @@ def move_words(words: Sequence[WordError], seen: str, given: str) -> tuple[WordE
     )
 
 
+def move_spans(spans: Sequence[ErrorSpan], seen: str, given: str) -> tuple[ErrorSpan, ...]:
+    """Spans of ``seen`` (the normalised text) as spans of ``given``, their text re-read."""
+    if seen == given:
+        return tuple(spans)
+    where = offset_map(seen, given)
+    out = []
+    for s in spans:
+        a, b = move_span(where, s.start, s.end)
+        out.append(ErrorSpan(a, b, given[a:b], s.severity, s.probability))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------- agreement with raters
 def bad_words(text: str, spans: Iterable[tuple[int, int]]) -> list[bool]:
     """For each word of ``text`` (:func:`xlscore.text.words.split_words`), whether a span
