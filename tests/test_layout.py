@@ -165,6 +165,36 @@ def test_the_scoring_path_loads_no_training_code(tmp_path):
     assert "xlscore.estimator.training" in _loaded_on_import("xlscore.estimator.model", paths)
 
 
+def test_the_command_lines_score_loads_no_training_module_when_it_runs(tmp_path):
+    """What ``xlscore score`` loads while it runs (its parser built, a pair scored, in a fresh
+    interpreter), not only what its modules import when loaded: no training, fitting,
+    corruption, distillation or gate module."""
+    src, mt = tmp_path / "src.en", tmp_path / "mt.ru"
+    src.write_text("The museum will not open on Monday.\n", encoding="utf-8")
+    mt.write_text("Музей не откроется в понедельник.\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from xlscore.cli.main import main\n"
+        f"assert main(['score', '-s', {str(src)!r}, '-t', {str(mt)!r}, '--quiet']) == 0\n"
+        "print('LOADED', ' '.join(sorted(sys.modules)))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    (line,) = [x for x in r.stdout.splitlines() if x.startswith("LOADED ")]
+    loaded = set(line.split()[1:])
+    assert "xlscore.estimator.prediction" in loaded  # it did score
+    training = (
+        "xlscore.estimator.training",
+        "xlscore.estimator.fitting",
+        "xlscore.estimator.corruptions",
+        "xlscore.estimator.distill",
+        "xlscore.evaluation.gate",
+    )
+    assert not sorted(m for m in loaded if m.startswith(training))
+
+
 def test_the_scorer_is_one_class_in_one_file_over_its_components():
     """``XLScorer`` has no base but ``object`` (no mixins), and the components it runs are
     each its own class, none of them spread over other files either."""

@@ -2,7 +2,8 @@
 and kept in its result, where the evidence, the score and distillation read them.
 
 Which checks run follows what the scorer computes: every check when the evidence is computed
-(the ``evidence`` field, or the paper's columns, which always carry it); else the checks the
+(the ``evidence`` field, or the paper's columns, which always carry it) or when the estimator's
+span tagger reads the findings (:mod:`xlscore.estimator.span_tagger`); else the checks the
 score counts (:data:`~xlscore.estimator.checks.COUNTED`) when the estimator's formula counts
 any (a ``check_weight``); else none.
 """
@@ -26,10 +27,11 @@ class Checking:
         self.names = names
 
     @classmethod
-    def needed(cls, fields: frozenset[str], check_weight: float) -> Checking:
+    def needed(cls, fields: frozenset[str], check_weight: float, spans: bool = False) -> Checking:
         """The checks a scorer computing ``fields`` needs, its estimator's formula counting
-        findings at ``check_weight`` per finding (see the module's docstring)."""
-        if {"evidence", "paper"} & fields:
+        findings at ``check_weight`` per finding and, with ``spans``, its span tagger reading
+        every finding (see the module's docstring)."""
+        if {"evidence", "paper"} & fields or spans:
             from xlscore.estimator.checks import CHECKS
 
             return cls(CHECKS)

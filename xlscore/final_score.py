@@ -17,6 +17,7 @@ import numpy as np
 
 from xlscore.errors import XLScoreError
 from xlscore.estimator.formula import CHECK_CAP
+from xlscore.estimator.span_tagger import Pointer
 from xlscore.metric.consensus import UTILITY, group_consensus
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
@@ -174,19 +175,29 @@ class FinalScore:
         b = self.estimator.check_weight
         sources, seen = corpus.texts()
         translations = corpus.given or seen
+        tagger = self.estimator.tagger
+        if corpus.findings is None and (b or tagger is not None):
+            # prepared outside the scorer: the checks the score counts, or every check for
+            # the span tagger
+            from xlscore.checking import Checking
+            from xlscore.estimator.checks import CHECKS, COUNTED
+
+            Checking(CHECKS if tagger is not None else COUNTED).run(corpus)
+        pointed = (
+            [[Pointer(*f.span, f.counts) for f in found if f.span] for found in corpus.findings]
+            if tagger is not None and corpus.findings is not None
+            else None
+        )
         estimates = self.estimator.estimate(
-            sources, translations, checked=True, on_pairs=on_pairs, where=where
+            sources, translations, checked=True, on_pairs=on_pairs, where=where, pointed=pointed
         )
         similarity: Sequence[float | None] = (
             self.similarity.scores(corpus) if self.computes_similarity else [None] * len(results)
         )
         findings: list[int | None] = [None] * len(results)
         if b:
-            from xlscore.checking import Checking
-            from xlscore.estimator.checks import COUNTED, counted
+            from xlscore.estimator.checks import counted
 
-            if corpus.findings is None:  # prepared outside the scorer: the checks it counts
-                Checking(COUNTED).run(corpus)
             findings = [counted(f) for f in corpus.findings or ()]
         out = []
         for r, e, sim, found in zip(results, estimates, similarity, findings):

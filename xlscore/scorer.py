@@ -170,7 +170,11 @@ class XLScorer:
         self.final = FinalScore(
             estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
-        self.checking = Checking.needed(chosen, estimator.check_weight if estimator else 0.0)
+        self.checking = Checking.needed(
+            chosen,
+            estimator.check_weight if estimator else 0.0,
+            spans=estimator is not None and estimator.tagger is not None,
+        )
         # the models, tokenizers and tables just loaded live as long as the scorer: moved out
         # of the collector's reach, they are not scanned again by every collection while
         # scoring allocates (the collector cost about 0.28 s a call on 1,400 pairs)

@@ -222,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
     p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    from xlscore.estimator.training import Recipe
+    from xlscore.estimator.recipe import Recipe  # the record: no training code loads
 
     g = p.add_argument_group("recipe (defaults: the shipped estimator's)")
     for f in Recipe.__dataclass_fields__.values():

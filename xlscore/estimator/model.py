@@ -61,7 +61,7 @@ from xlscore.estimator.fileformat import (
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
 from xlscore.estimator.prediction import Estimate, predict_pairs
-from xlscore.estimator.span_tagger import SpanTagger
+from xlscore.estimator.span_tagger import Pointer, SpanTagger
 from xlscore.io.cache import sha256_file
 from xlscore.io.judgments import Judgment, rows_digest
 
@@ -165,12 +165,15 @@ class QualityEstimator(EstimatorNetwork):
         checked: bool = False,
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
+        pointed: Sequence[Sequence[Pointer]] | None = None,
     ) -> list[Estimate]:
         """The prediction of each translation with its parts and its predicted error spans
         (:class:`Estimate`); the scores are those of :meth:`predict`. ``checked=True``: the
         caller (e.g. :class:`~xlscore.XLScorer`) has already validated the two lists;
         ``on_pairs``: called with the number of pairs each pass has read; ``where``: how a
-        warning names the pair at a position (``segment 3, engine b``)."""
+        warning names the pair at a position (``segment 3, engine b``); ``pointed``: what the
+        rule checks' findings of each pair point at, when the caller ran them (else the span
+        tagger runs them)."""
         return predict_pairs(
             self,
             sources,
@@ -180,6 +183,7 @@ class QualityEstimator(EstimatorNetwork):
             checked=checked,
             on_pairs=on_pairs,
             where=where,
+            pointed=pointed,
         )[1]
 
     # ------------------------------------------------------------------ training

@@ -31,6 +31,7 @@ from xlscore.text.words import normalize_text
 
 if TYPE_CHECKING:
     from xlscore.estimator.network import EstimatorNetwork
+    from xlscore.estimator.span_tagger import Pointer
 
 
 @dataclass(frozen=True)
@@ -60,12 +61,15 @@ def predict_pairs(
     checked: bool = False,
     on_pairs: Callable[[int], None] | None = None,
     where: Callable[[int], str] | None = None,
+    pointed: Sequence[Sequence[Pointer]] | None = None,
 ) -> tuple[np.ndarray, list[Estimate]]:
     """The scores of the trained ``est`` for each pair, and with ``details`` the
     :class:`Estimate` of each pair. Each distinct normalised pair is read once, in a pass of a
     shape fixed by its own length. ``checked=True``: the caller has already validated the two
     lists. ``on_pairs``: called with the number of pairs each pass has read (for progress).
-    ``where``: how a warning names the pair at a position (default: ``pair N``)."""
+    ``where``: how a warning names the pair at a position (default: ``pair N``).
+    ``pointed``: what the rule checks' findings of each pair point at (the span tagger runs
+    the checks itself without it)."""
     if not est.fitted:
         raise XLScoreError("the estimator is not trained: fit it or load a trained one")
     if not checked:
@@ -137,7 +141,12 @@ def predict_pairs(
     }
     # with a span tagger, each distinct pair's spans are made on the text the model read
     tagged = (
-        {k: tagger.spans(*unique[k], w) for k, w in errors.items()} if tagger is not None else {}
+        {
+            k: tagger.spans(*unique[k], w, None if pointed is None else pointed[first[k]])
+            for k, w in errors.items()
+        }
+        if tagger is not None
+        else {}
     )
     for i, k in enumerate(order):
         words: tuple[WordError, ...] = ()
