@@ -1,4 +1,4 @@
-"""How reliable are the rule-based accuracy checks (:mod:`xlscore.estimator.checks`)? Each
+"""How reliable are the rule-based accuracy checks (:mod:`xlscore.checks`)? Each
 check's findings against human MQM error annotations.
 
     python experiments/checks.py --data-dir ../shared/data
@@ -29,7 +29,7 @@ from pathlib import Path
 import regex
 from _results import write_markdown
 
-from xlscore.estimator.checks import CHECKS, find_mismatches
+from xlscore.checks import CHECKS, find_mismatches
 
 # the WMT21 MQM categories of this release that concern meaning (accuracy) rather than form;
 # ``Lexical Selection`` is this typology's mistranslation category
@@ -297,7 +297,7 @@ def main() -> None:
 
     cats = Counter(x["category"] for r in news for x in json.loads(r["spans"]))
     body = [
-        "Rule-based checks of `xlscore.estimator.checks` (number, name, negation) against the "
+        "Rule-based checks of `xlscore.checks` (number, name, negation) against the "
         "raters' error annotations. No model; "
         f"{n_pairs} sentence pairs checked in {seconds:.0f} s ({1000 * seconds / n_pairs:.1f} "
         "ms a pair, 2-core machine).",
@@ -314,7 +314,7 @@ def main() -> None:
         "usually flagged in most of them), so the distinct sources are given too and the real "
         "uncertainty is wider.",
         "",
-        "How the rules were made: the tables and rules of `xlscore.estimator.checks` were "
+        "How the rules were made: the tables and rules of `xlscore.checks` were "
         "refined by reading the findings on both of these sets (mostly WMT22 dev, and the most "
         "frequent findings on newstest), without fitting any threshold to the rater labels. "
         "The figures are therefore in-sample and somewhat optimistic for precision; no held-out "

@@ -11,11 +11,11 @@ check weight and span threshold; ``--shipped`` is today's default unless told ot
 scores a pool of translations nobody judged for this purpose: those of the fold's own training
 sets (never its test set, nor the DA rows that share its sources) and the WMT19 IT training
 translations, a deterministic sample of ``--pool`` of them, plus corruptions of a
-``--corrupt`` share (:func:`xlscore.estimator.distill.with_corruptions`). Labels are appended
+``--corrupt`` share (:func:`xlscore.training.distill.with_corruptions`). Labels are appended
 to ``.cache/estimator/distill/TEACHER-FOLD[-POOL_NAME]/labels.jsonl`` as they come, so an
 interrupted run resumes where it stopped.
 
-``run``: trains the student (:data:`xlscore.estimator.distill.STUDENT`, ``--layers``) on the
+``run``: trains the student (:data:`xlscore.training.distill.STUDENT`, ``--layers``) on the
 labels, checkpointing, and saves it with its predictions on the fold's test rows in the layout
 ``estimator.py export`` reads (suffix ``r64b8``). ``--fold all`` (every en-ru set, nothing held
 out) makes the student that would ship; the two leave-one-out folds are what the gate reads.
@@ -36,11 +36,11 @@ from _protocol import CACHE, RTM15_FILE, fold_split, git_file, load_sets
 from _results import cpu_name
 from estimator import save_estimates
 
-from xlscore.estimator.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.estimator.model import shipped as shipped_estimator
 from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 
 ROOT = Path(__file__).resolve().parent.parent
 

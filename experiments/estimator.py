@@ -52,8 +52,8 @@ from _results import cpu_name
 
 from xlscore.cli.options import recipe_type
 from xlscore.estimator.recipe import RECIPES
-from xlscore.estimator.training import Recipe
 from xlscore.io.judgments import sample_sources
+from xlscore.training.loop import Recipe
 
 IT_SAMPLE = 5000  # IT sources used in training (of 15,089), with their post-edits
 RANKS = (8, 16, 32, 64, 128)
@@ -407,7 +407,7 @@ def cmd_features(args, sets) -> None:
     normal scores per set), saved as the variant ``features``."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from xlscore.estimator.training import normal_scores
+    from xlscore.training.loop import normal_scores
 
     folder = CACHE / "features"
     folder.mkdir(parents=True, exist_ok=True)

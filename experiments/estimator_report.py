@@ -25,8 +25,8 @@ from folds import agreement_on
 from scipy import stats
 
 from xlscore.estimator.spans import WordError, decode_spans, span_f1, word_mcc
-from xlscore.estimator.training import Recipe
 from xlscore.evaluation.challenge import error_region, span_on_error
+from xlscore.training.loop import Recipe
 
 STATS = {
     "news": ("global_spearman", "seg_kendall", "sys_kendall"),
@@ -383,8 +383,8 @@ def latin_rule(rows: list) -> list[list[tuple[int, int]]]:
 
 
 def check_rule(rows: list) -> list[list[tuple[int, int]]]:
-    """The explicit checks' findings that point at the translation (xlscore.estimator.checks)."""
-    from xlscore.estimator.checks import find_mismatches
+    """The explicit checks' findings that point at the translation (xlscore.checks)."""
+    from xlscore.checks import find_mismatches
 
     return [[f.span for f in find_mismatches(r.source, r.translation) if f.span] for r in rows]
 
@@ -413,7 +413,7 @@ def span_table(entries: list[tuple]) -> str:
             for name, pred in (
                 ("all OK", [[] for _ in rows]),
                 ("rule: every word with a Latin letter", latin_rule(rows)),
-                ("rule: explicit checks (xlscore.estimator.checks)", check_rule(rows)),
+                ("rule: explicit checks (xlscore.checks)", check_rule(rows)),
             ):
                 lines.append(_span_row(name, test, "—", texts, pred, gold))
         shown = set()

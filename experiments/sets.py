@@ -228,7 +228,7 @@ def _write_parts(vs: ValidationSet) -> None:
     the reliable check findings of each row of a set, once."""
     from estimator import _e5_all
 
-    from xlscore.estimator.checks import reliable_findings
+    from xlscore.checks import reliable_findings
 
     f = PARTS / f"{vs.key}.tsv"
     if f.exists():
@@ -246,7 +246,7 @@ def _write_parts(vs: ValidationSet) -> None:
 def cmd_findings(args) -> None:
     """The check findings of every set's parts file counted again with today's checks (the
     rest of each file is kept: it does not depend on them)."""
-    from xlscore.estimator.checks import reliable_findings
+    from xlscore.checks import reliable_findings
 
     for vs in load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None):
         f = PARTS / f"{vs.key}.tsv"

@@ -21,7 +21,7 @@ from _protocol import CACHE
 from xlscore.errors import ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator
 from xlscore.estimator.span_tagger import SpanTagger
-from xlscore.estimator.training import Recipe
+from xlscore.training.loop import Recipe
 
 
 def main() -> None:

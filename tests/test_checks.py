@@ -1,4 +1,4 @@
-"""Rule-based accuracy checks (xlscore.estimator.checks): each check fires on a clear error,
+"""Rule-based accuracy checks (xlscore.checks): each check fires on a clear error,
 stays silent on correct translations (the normalisation cases included), and never raises.
 
 All sentences here are written for these tests (no project data)."""
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlscore.estimator.checks import CHECKS, Finding, find_mismatches, name_matches, transliterate
+from xlscore.checks import CHECKS, Finding, find_mismatches, name_matches, transliterate
 
 
 def found(source: str, translation: str, check: str) -> list[Finding]:
@@ -358,7 +358,7 @@ def test_random_mixtures_of_tricky_pieces_never_raise(src_parts, tr_parts):
 def test_each_check_says_which_of_its_findings_count_in_the_score():
     """The registry (issue 53): numbers count, a dropped negation counts, an added one and the
     names do not; ``reliable_findings`` is the count of those, as it was before the registry."""
-    from xlscore.estimator.checks import REGISTRY, reliable_findings
+    from xlscore.checks import REGISTRY, reliable_findings
 
     assert list(REGISTRY) == list(CHECKS)
     assert [c.counts is not None for c in REGISTRY.values()] == [True, False, True]

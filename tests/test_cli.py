@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from conftest import DEMO, ROOT, read_demo, run_cli
 
-from xlscore.estimator.checks import reliable_findings
+from xlscore.checks import reliable_findings
 from xlscore.estimator.model import read_metadata, shipped
 
 #: the default estimator as signatures name it

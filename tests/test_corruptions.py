@@ -1,4 +1,4 @@
-"""Synthetic accuracy errors (xlscore.estimator.corruptions): each kind applies where it should, its
+"""Synthetic accuracy errors (xlscore.training.corruptions): each kind applies where it should, its
 spans point at the changed material, it is reproducible, and it never raises.
 
 All sentences here are written for these tests (no project data)."""
@@ -12,10 +12,10 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import xlscore.estimator.corruptions as C
-from xlscore.estimator.corruptions import KINDS, Corruption, corrupt
-from xlscore.estimator.corruptions import words as W
+import xlscore.training.corruptions as C
 from xlscore.text.morph import parses
+from xlscore.training.corruptions import KINDS, Corruption, corrupt
+from xlscore.training.corruptions import words as W
 
 POOL = [
     "Президент подписал новый закон о налогах вчера вечером.",
@@ -578,7 +578,7 @@ def test_no_kind_ever_raises(text, source, seed, use_pool):
 def test_the_recipe_names_the_same_kinds_without_loading_them():
     """A recipe checks its ``synthetic_kinds`` against names of its own, so that loading an
     estimator file loads no corruption code; they are the kinds, in order."""
-    from xlscore.estimator.corruptions import KINDS
     from xlscore.estimator.recipe import CORRUPTION_KINDS
+    from xlscore.training.corruptions import KINDS
 
     assert tuple(KINDS) == CORRUPTION_KINDS

@@ -8,7 +8,7 @@ import pytest
 from conftest import offline_scorer, read_demo
 
 from xlscore import XLScorer
-from xlscore.estimator.checks import reliable_findings
+from xlscore.checks import reliable_findings
 from xlscore.estimator.model import FLOOR, SHIPPED, QualityEstimator, shipped
 from xlscore.io.cache import sha256_file
 
@@ -161,7 +161,7 @@ def test_engines_scored_together_get_the_files_consensus(default):
 
 
 def test_the_shipped_student_is_one_smaller_pass():
-    """``st4-e5s`` (xlscore.estimator.distill): the previous default's 4-layer student, no
+    """``st4-e5s`` (xlscore.training.distill): the previous default's 4-layer student, no
     similarity; its score is its estimate (pulled to the floor by foreign words) minus the check
     term, and its signature says so."""
     base = offline_scorer(fields="score")

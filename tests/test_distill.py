@@ -1,4 +1,4 @@
-"""Distilling an estimator (xlscore.estimator.distill): the student's smaller body, its raw
+"""Distilling an estimator (xlscore.training.distill): the student's smaller body, its raw
 targets, the teacher's labels and the corrupted pool."""
 
 from dataclasses import replace
@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 from xlscore import ModelError, XLScoreError
-from xlscore.estimator.distill import (
+from xlscore.estimator.model import QualityEstimator
+from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training.distill import (
     STUDENT,
     Pair,
     student_of,
     teacher_labels,
     with_corruptions,
 )
-from xlscore.estimator.model import QualityEstimator
-from xlscore.estimator.training import Recipe, make_examples
-from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training.loop import Recipe, make_examples
 
 EN = ["the cat", "a cat sat", "the mat", "x b", "the cats sat on a mat", "a mat"]
 RU = ["кусок", "неровно сложенный", "что-то", "кусок бумаги", "сложенный кусок", "бумага"]
@@ -104,7 +104,7 @@ def test_teacher_labels_give_the_teacher_s_score_back_through_the_student_s_form
     student that learns the label exactly scores as its teacher does."""
     from conftest import offline_scorer
 
-    from xlscore.estimator.checks import counted
+    from xlscore.checks import counted
     from xlscore.final_score import estimator_score
 
     pairs = LABELLED
@@ -147,7 +147,7 @@ def test_a_teacher_with_a_similarity_labels_its_score_without_the_check_term():
 
     from conftest import offline_scorer
 
-    from xlscore.estimator.checks import counted
+    from xlscore.checks import counted
 
     results = offline_scorer(fields="score").score(
         [p.source for p in LABELLED], [p.translation for p in LABELLED]

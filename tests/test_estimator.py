@@ -10,8 +10,8 @@ import torch
 
 from xlscore import InputError, ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator, read_metadata
-from xlscore.estimator.training import Recipe
 from xlscore.io.judgments import Judgment
+from xlscore.training.loop import Recipe
 
 WORDS_EN = ["the cat", "a cat sat", "the mat", "x b", "the cats sat on a mat"]
 WORDS_RU = ["кусок", "неровно сложенный", "что-то", "кусок бумаги", "сложенный кусок"]
@@ -83,7 +83,7 @@ def test_bf16_is_close_to_fp32(trained):
 
 
 def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path, monkeypatch):
-    import xlscore.estimator.training as training
+    import xlscore.training.loop as training
 
     whole = QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(_data())
     real, calls = training.batch_loss, {"n": 0}
@@ -131,7 +131,7 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
 
 def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
 
-    from xlscore.estimator.training import remove_checkpoint
+    from xlscore.training.loop import remove_checkpoint
 
     one = replace(RECIPE, delta_rank=0)
     members = [
@@ -425,7 +425,7 @@ def test_the_score_formula_is_one_function_for_numbers_and_arrays():
 
 def test_a_check_weight_costs_each_reliable_finding_in_the_score(trained, tmp_path, e5, minilm):
     from xlscore import XLScorer
-    from xlscore.estimator.checks import reliable_findings
+    from xlscore.checks import reliable_findings
 
     src = ["Sales rose by 5% in 2020.", "He did not come.", "The museum opens at 9."]
     mt = ["Продажи выросли на 7% в 2021 году.", "Он пришёл.", "Музей открывается в 9."]
@@ -508,7 +508,7 @@ def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_p
 
 
 def test_layer_decay_slows_lower_layers_and_a_frozen_start_trains_the_heads_first(unigram_dir):
-    from xlscore.estimator.training import _param_groups
+    from xlscore.training.loop import _param_groups
 
     est = QualityEstimator(str(unigram_dir), recipe=replace(RECIPE, layer_decay=0.5))
     est._trainable()

@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from xlscore.estimator.checks import find_mismatches
+from xlscore.checks import find_mismatches
 from xlscore.metric.anchors import find_anchors
 from xlscore.metric.evidence import Evidence, gather, number_evidence
 from xlscore.text.words import split_words

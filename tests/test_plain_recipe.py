@@ -13,7 +13,7 @@ from xlscore import XLScoreError
 from xlscore.estimator.crossencoder import SPECIAL, TRANSLATION, encode_pairs
 from xlscore.estimator.model import QualityEstimator
 from xlscore.estimator.recipe import PLAIN, PLAIN_HEADS, RECIPES
-from xlscore.estimator.training import Recipe, make_examples, plan_length_batches, set_targets
+from xlscore.training.loop import Recipe, make_examples, plan_length_batches, set_targets
 
 TINY = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "head_lr": 1e-3, "delta_rank": 2, "seed": 1,
         "head_hidden": 8, "freeze_layers": 1, "max_length": 64}  # fmt: skip

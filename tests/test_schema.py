@@ -8,7 +8,7 @@ from dataclasses import fields
 import pytest
 
 from xlscore import XLScorer
-from xlscore.estimator.checks import COUNTED, REGISTRY, Check, counted
+from xlscore.checks import COUNTED, REGISTRY, Check, counted
 from xlscore.io.schema import COLUMNS
 from xlscore.io.writers import JsonWriter, TsvWriter
 from xlscore.metric.evidence import Evidence

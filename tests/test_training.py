@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from xlscore import XLScoreError
-from xlscore.estimator.corruptions import corrupt
-from xlscore.estimator.training import (
+from xlscore.io.judgments import Judgment
+from xlscore.training.corruptions import corrupt
+from xlscore.training.loop import (
     BatchTargets,
     Recipe,
     batch_loss,
@@ -19,7 +20,6 @@ from xlscore.estimator.training import (
     piece_labels,
     plan_batches,
 )
-from xlscore.io.judgments import Judgment
 
 
 def test_normal_scores_keep_order_and_ties_on_one_scale():
@@ -224,7 +224,7 @@ def test_word_loss_counts_labelled_pieces_only():
 
 
 def test_piece_labels_follow_the_error_spans():
-    from xlscore.estimator.training import Example
+    from xlscore.training.loop import Example
 
     # "Он не пришёл домой": pieces "Он" (0,2) "не" (3,5) "приш" (6,10) "ёл" (10,12) "" (12,12)
     offsets = [(0, 2), (3, 5), (6, 10), (10, 12), (12, 12), (13, 18)]
@@ -252,7 +252,7 @@ def test_recipe_refuses_nonsense():
 def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
     """Packing makes epochs differ by a batch or two; the loop must still stop at its step
     count, and resume at the right batch."""
-    from xlscore.estimator.training import train_loop
+    from xlscore.training.loop import train_loop
 
     class Tiny(torch.nn.Module):
         def __init__(self):
@@ -303,8 +303,8 @@ def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
 
 
 def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
-    from xlscore.estimator.corruptions import Corruption
     from xlscore.io.judgments import ErrorMark
+    from xlscore.training.corruptions import Corruption
 
     calls = []
 
@@ -329,7 +329,7 @@ def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():
         )
         for i in range(40)
     ]
-    import xlscore.estimator.training_data as training_data
+    import xlscore.training.data as training_data
 
     real = training_data._corruption_kinds
     training_data._corruption_kinds = lambda: ("common", "rare")
@@ -373,7 +373,7 @@ def test_post_editing_marks_label_words_only_when_the_recipe_learns_edits():
 
 
 def test_set_shares_follow_size_balance_and_the_en_ru_weight():
-    from xlscore.estimator.training import set_shares
+    from xlscore.training.loop import set_shares
 
     # each unit once per epoch: no sampling at all
     assert set_shares([100, 900], ["en-ru", "en-de"], Recipe()) is None

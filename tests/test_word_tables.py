@@ -3,8 +3,8 @@ and the text format of what is kept by hand."""
 
 import pytest
 
-from xlscore.estimator.checks import known_names, name_words, number_words
-from xlscore.estimator.checks.text import number, pairs, words
+from xlscore.checks import known_names, name_words, number_words
+from xlscore.checks.text import number, pairs, words
 from xlscore.text import morph
 
 

@@ -4,7 +4,7 @@ and kept in its result, where the evidence, the score and distillation read them
 Which checks run follows what the scorer computes: every check when the evidence is computed
 (the ``evidence`` field, or the paper's columns, which always carry it) or when the estimator's
 span tagger reads the findings (:mod:`xlscore.estimator.span_tagger`); else the checks the
-score counts (:data:`~xlscore.estimator.checks.COUNTED`) when the estimator's formula counts
+score counts (:data:`~xlscore.checks.COUNTED`) when the estimator's formula counts
 any (a ``check_weight``); else none.
 """
 
@@ -20,7 +20,7 @@ class Checking:
     """Runs the named rule checks over a prepared corpus.
 
     Args:
-        names: the checks to run (:data:`xlscore.estimator.checks.CHECKS`); empty: none.
+        names: the checks to run (:data:`xlscore.checks.CHECKS`); empty: none.
     """
 
     def __init__(self, names: tuple[str, ...]) -> None:
@@ -32,11 +32,11 @@ class Checking:
         findings at ``check_weight`` per finding and, with ``spans``, its span tagger reading
         every finding (see the module's docstring)."""
         if {"evidence", "paper"} & fields or spans:
-            from xlscore.estimator.checks import CHECKS
+            from xlscore.checks import CHECKS
 
             return cls(CHECKS)
         if check_weight:
-            from xlscore.estimator.checks import COUNTED
+            from xlscore.checks import COUNTED
 
             return cls(COUNTED)
         return cls(())
@@ -46,7 +46,7 @@ class Checking:
         texts (:func:`xlscore.text.words.normalize_text`), like the evidence's."""
         if not self.names:
             return
-        from xlscore.estimator.checks import REGISTRY, find_mismatches
+        from xlscore.checks import REGISTRY, find_mismatches
 
         def marked(f: Finding) -> Finding:  # whether the score's check weight counts it
             counts = REGISTRY[f.check].counts

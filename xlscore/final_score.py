@@ -78,7 +78,7 @@ def estimator_score(
 
 def check_cost(findings: Values, check_weight: float) -> Values:
     """What the rule checks take off a score: ``check_weight`` per reliable finding
-    (:func:`xlscore.estimator.checks.counted`), for at most :data:`CHECK_CAP` of them."""
+    (:func:`xlscore.checks.counted`), for at most :data:`CHECK_CAP` of them."""
     if isinstance(findings, np.ndarray):
         return check_weight * np.minimum(findings, CHECK_CAP)
     return check_weight * min(findings, CHECK_CAP)
@@ -157,7 +157,7 @@ class FinalScore:
         similarity)`` (``similarity``: the all-words F1 of :data:`SIMILARITY_ENCODER` with the
         foreign-text penalty); otherwise the prediction pulled towards the estimator's floor
         by the share of foreign words. Its ``check_weight`` ``b`` subtracts ``b`` per finding
-        that counts (:func:`xlscore.estimator.checks.counted`). An empty translation or source
+        that counts (:func:`xlscore.checks.counted`). An empty translation or source
         gets the lowest score there is: the floor, minus ``2 * w``.
 
         Args:
@@ -180,7 +180,7 @@ class FinalScore:
             # prepared outside the scorer: the checks the score counts, or every check for
             # the span tagger
             from xlscore.checking import Checking
-            from xlscore.estimator.checks import CHECKS, COUNTED
+            from xlscore.checks import CHECKS, COUNTED
 
             Checking(CHECKS if tagger is not None else COUNTED).run(corpus)
         pointed = (
@@ -196,7 +196,7 @@ class FinalScore:
         )
         findings: list[int | None] = [None] * len(results)
         if b:
-            from xlscore.estimator.checks import counted
+            from xlscore.checks import counted
 
             findings = [counted(f) for f in corpus.findings or ()]
         out = []

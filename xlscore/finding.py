@@ -10,12 +10,12 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Finding:
     """One mismatch a rule check found between a source and its translation
-    (:mod:`xlscore.estimator.checks`).
+    (:mod:`xlscore.checks`).
 
     ``span`` is the character span in the translation the finding points at (``None`` when
     there is nothing to point at, e.g. a number of the source that the translation lacks);
     ``source_span`` the span in the source; ``counts``: whether it is one of the findings an
-    estimator's check weight takes points for (:data:`xlscore.estimator.checks.REGISTRY`).
+    estimator's check weight takes points for (:data:`xlscore.checks.REGISTRY`).
     """
 
     check: str

@@ -24,7 +24,7 @@ class ScoreResult:
             pulled towards the estimator's floor by ``foreign`` text (or, for an estimator with
             a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), minus its
             ``check_weight`` per finding that counts
-            (:func:`xlscore.estimator.checks.counted`), for at most four of them
+            (:func:`xlscore.checks.counted`), for at most four of them
             (``check_cost``). Without one: F1 with the foreign-text penalty. When three or
             more candidates of one source are scored together (consensus on), the candidates'
             agreement is blended in: :meth:`xlscore.final_score.FinalScore.blend_consensus`.

@@ -264,7 +264,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     from dataclasses import fields
 
     from xlscore.estimator.model import QualityEstimator
-    from xlscore.estimator.training import Recipe, remove_checkpoint
     from xlscore.io.error_marks import attach_errors, read_error_marks
     from xlscore.io.judgments import (
         leave_out_sources,
@@ -272,6 +271,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         sample_sources,
         split_sets,
     )
+    from xlscore.training.loop import Recipe, remove_checkpoint
 
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
     if args.meaning_blend and not recipe.meaning_weight:

@@ -1,2 +1,4 @@
-"""The trained quality estimator: the cross-encoder model, its training, the shipped weights (stored
-as deltas), predicted error spans, training corruptions and rule checks."""
+"""The trained quality estimator as it runs: the cross-encoder network, prediction, the file
+format and score formula, the recipe record, weight deltas, error spans and the span tagger, and
+the shipped weights. Training lives in :mod:`xlscore.training`, the rule checks in
+:mod:`xlscore.checks`."""

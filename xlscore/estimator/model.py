@@ -3,7 +3,7 @@
 The source (with e5's ``query: `` prefix) and the translation go through the encoder together
 (``<s> source </s></s> translation </s>``), every token's last hidden state is averaged, and
 a linear head gives one number: the predicted quality on the normal-score scale of the
-training data (:func:`xlscore.estimator.training.normal_scores`; 0 is a median translation of the
+training data (:func:`xlscore.training.loop.normal_scores`; 0 is a median translation of the
 training sets, +0.5 or so one with no error found, -2 one among the worst 2%). Only rank
 statistics were tuned, so read the value as an ordering, not as an MQM penalty. A recipe with
 ``features`` and a word head (``word_weight`` > 0) adds what the same pass says about the
@@ -20,7 +20,7 @@ cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
 (:meth:`xlscore.final_score.FinalScore.apply_estimator`) — the shipped default gives it no weight,
 since it ranks the literal rendering of strong engines first (docs/estimator.md).
 A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
-machine output (:func:`xlscore.estimator.checks.reliable_findings`: numbers, a dropped
+machine output (:func:`xlscore.checks.reliable_findings`: numbers, a dropped
 negation).
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``
@@ -35,7 +35,7 @@ would make a pair's score depend on its neighbours.
 This module holds the estimator's face (fitting, predicting, saving, loading) and the shipped
 files; the network itself is :mod:`xlscore.estimator.network`, the prediction loop
 :mod:`xlscore.estimator.prediction`, the file :mod:`xlscore.estimator.fileformat`, the fit
-:mod:`xlscore.estimator.fitting` (with the training pieces of :mod:`xlscore.estimator.training`,
+:mod:`xlscore.training.fitting` (with the training pieces of :mod:`xlscore.training.loop`,
 imported only when an estimator is trained).
 """
 
@@ -110,7 +110,7 @@ SHIPPED: tuple[ShippedEstimator, ...] = (
         "ffd0b77d1331ffb0782347929e059c0056448ad5954add448c5b1cd8552353fe",
         "pack:e5-small",
     ),
-    # the 4-layer student of the previous default, rtm15-e5s (xlscore.estimator.distill): one
+    # the 4-layer student of the previous default, rtm15-e5s (xlscore.training.distill): one
     # pass, faster, but it failed that default's ship gate, so it is an option
     ShippedEstimator(
         "st4-e5s",
@@ -208,7 +208,7 @@ class QualityEstimator(EstimatorNetwork):
                 caller removes them.
             checkpoint_every: steps between saves.
             corrupt: the synthetic corruption function (default
-                :func:`xlscore.estimator.corruptions.corrupt` when ``recipe.synthetic`` > 0).
+                :func:`xlscore.training.corruptions.corrupt` when ``recipe.synthetic`` > 0).
             start: the fitted estimator whose encoder and sentence head a ``heads_only``
                 recipe keeps, training the word and meaning heads on its states.
 
@@ -216,7 +216,7 @@ class QualityEstimator(EstimatorNetwork):
             This estimator, trained, its weights compressed as :meth:`save` stores them (so
             predictions before and after saving agree).
         """
-        from xlscore.estimator.fitting import fit_estimator  # training stays off the scoring path
+        from xlscore.training.fitting import fit_estimator  # training stays off the scoring path
 
         return fit_estimator(
             self,

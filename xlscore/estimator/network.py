@@ -95,7 +95,7 @@ class EstimatorNetwork:
         self.path: Path | None = None
         self.meta: dict = {}
         self.fitted = False
-        self.log = TrainingLog()  # how the last fit went (xlscore.estimator.fitting)
+        self.log = TrainingLog()  # how the last fit went (xlscore.training.fitting)
         self._delta: dict[str, torch.Tensor] = {}  # the fine-tune's change, as saved
 
     # ------------------------------------------------------------------ identity

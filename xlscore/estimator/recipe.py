@@ -168,11 +168,11 @@ RETIRED = {"layer_pick": ""}
 #: (:func:`normal_scores`: one scale whatever the set's own); ``z``, each set's scores
 #: standardised (mean 0, standard deviation 1) and clipped to +-4 (the plain recipe of issue
 #: 61); ``raw``, the scores as given (a teacher's scores that a student learns to reproduce on
-#: the teacher's own scale, :mod:`xlscore.estimator.distill`)
+#: the teacher's own scale, :mod:`xlscore.training.distill`)
 TARGETS = ("normal", "z", "raw")
 
 #: how an epoch's batches are made: ``source``, the translations of one source together (what
-#: a ranking loss within a source needs; :func:`xlscore.estimator.training_data.plan_batches`);
+#: a ranking loss within a source needs; :func:`xlscore.training.data.plan_batches`);
 #: ``length``, every translation on its own, shuffled and bucketed by length (the plain
 #: recipe, which has no loss within a source)
 BATCHING = ("source", "length")
@@ -189,7 +189,7 @@ MEANING_LOSSES = ("margin", "anchored", "detect")
 
 
 #: the corruption kinds a recipe may name, in the order of
-#: :data:`xlscore.estimator.corruptions.KINDS` (named here so that reading a recipe loads no
+#: :data:`xlscore.training.corruptions.KINDS` (named here so that reading a recipe loads no
 #: training code; tests/test_corruptions.py checks that the two agree)
 CORRUPTION_KINDS = (
     "number",

@@ -71,7 +71,7 @@ class Pointer(NamedTuple):
 def pointed_spans(source: str, translation: str) -> list[Pointer]:
     """What the rule checks' findings point at in ``translation`` (every check, whatever the
     scorer's fields: the spans do not depend on what else is computed)."""
-    from xlscore.estimator.checks import REGISTRY, find_mismatches
+    from xlscore.checks import REGISTRY, find_mismatches
 
     out = []
     for f in find_mismatches(source, translation):

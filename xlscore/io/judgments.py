@@ -8,7 +8,7 @@ Four layouts are read (higher scores are better in every :class:`Judgment`):
 * **DA TSV** (WMT21 source-based direct assessment): the MQM layout plus ``raw_da`` (the mean
   raw 0-100 rating, kept in :attr:`Judgment.raw`; ``human_score`` is the z-score); kind
   ``"da"``. Ratings are noisy: training compares two translations of a source only when their
-  raw ratings differ clearly (:attr:`xlscore.estimator.training.Recipe.da_gap`).
+  raw ratings differ clearly (:attr:`xlscore.training.loop.Recipe.da_gap`).
 * **QE TSV** (WMT22 QE): header with ``seg_id, source, translation, mqm_score``; one machine
   translation per source (system ``mt``); the score is already per word (kind ``"qe"``).
 * **HTER files** (WMT19 QE): a path prefix ``P`` with line-parallel ``P.src``, ``P.mt``,

@@ -24,7 +24,7 @@ def evidence(corpus: PreparedCorpus, k: int) -> Evidence:
     pair's findings when the checks have run, else by the number check here)."""
     src, mt, anchors = corpus.src[k], corpus.mt[k], corpus.anchors[k]
     if corpus.findings is None:  # the checks did not run: the number check alone, here
-        from xlscore.estimator.checks import find_mismatches
+        from xlscore.checks import find_mismatches
 
         found = find_mismatches(src.text, mt.text, ("number",))
     else:

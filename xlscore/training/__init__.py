@@ -1,0 +1,3 @@
+"""Training the quality estimator: the training loop, its data and losses, the fit, the
+distillation of students and the corruptions that make minimal pairs. Nothing here loads when
+xlscore scores: the scoring path reads only the recipe record and the trained file."""
