@@ -625,7 +625,8 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
     assert bad.returncode == 2 and "none.tsv: no such file" in bad.stderr
     bad = cli("train", "--data", data, "-o", out, "--epochs", "0")
     assert bad.returncode == 2 and "recipe: epochs must be positive" in bad.stderr
-    bad = cli("train", "--data", data, "-o", out, "--meaning-blend", "1")
+    # (the shipped recipe has a meaning head: a blend is refused only without one)
+    bad = cli("train", "--data", data, "-o", out, "--meaning-blend", "1", "--meaning-weight", "0")
     assert bad.returncode == 2 and "--meaning-blend needs a meaning head" in bad.stderr
     marks = tmp_path / "spans.tsv"
     marks.write_text("seg_id\tsystem\ttranslation\tspans\nnone:1:1\tx\tабв\t[]\n", encoding="utf-8")
@@ -656,6 +657,29 @@ def test_train_on_a_multi_pair_file_leaving_out_shared_sources(tmp_path, unigram
     # two language pairs: two sets, each on its own scale; a quarter of the rows left out
     kept = len(rows) - len(range(0, len(rows), 4))
     assert f"trained on {kept} judged translations from 2 set(s)" in t.stdout
+
+
+def test_the_training_defaults_are_the_shipped_recipe_read_from_its_file():
+    """``xlscore train``'s recipe options default to the recipe stored in the shipped file
+    (issue 64: they had drifted in 9 of 34 fields from the record's own defaults)."""
+    from dataclasses import asdict, fields
+
+    from xlscore.cli.main import build_parser
+    from xlscore.estimator.model import read_metadata, shipped
+    from xlscore.estimator.recipe import Recipe
+
+    args = build_parser().parse_args(["train", "--data", "x.tsv", "-o", "y.safetensors"])
+    stored = read_metadata(shipped().path)["recipe"]
+    assert {f.name: getattr(args, f.name) for f in fields(Recipe)} == asdict(
+        Recipe.from_dict(stored)
+    )
+    # the file, not the record's defaults, is where they come from
+    assert {k for k, v in asdict(Recipe()).items() if stored[k] != v} >= {
+        "freeze_layers",
+        "head_hidden",
+        "word_evidence",
+        "span_threshold",
+    }
 
 
 @pytest.mark.slow

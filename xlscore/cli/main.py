@@ -222,15 +222,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
     p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    from xlscore.estimator.model import shipped_recipe
     from xlscore.estimator.recipe import Recipe  # the record: no training code loads
 
-    g = p.add_argument_group("recipe (defaults: the shipped estimator's)")
+    # the defaults are the shipped estimator's recipe, read from its file
+    ships = shipped_recipe()
+    g = p.add_argument_group("recipe (defaults: the shipped estimator's, read from its file)")
     for f in Recipe.__dataclass_fields__.values():
         g.add_argument(
             "--" + f.name.replace("_", "-"),
             type=recipe_type(f.default),
-            default=f.default,
-            help=f"(default {f.default})",
+            default=getattr(ships, f.name),
+            help=f"(default {getattr(ships, f.name)})",
         )
     p.set_defaults(func=cmd_train)
 

@@ -61,6 +61,7 @@ from xlscore.estimator.fileformat import (
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
 from xlscore.estimator.prediction import Estimate, predict_pairs
+from xlscore.estimator.recipe import Recipe
 from xlscore.estimator.span_tagger import Pointer, SpanTagger
 from xlscore.io.cache import sha256_file
 from xlscore.io.judgments import Judgment, rows_digest
@@ -136,6 +137,13 @@ def shipped(name: str = DEFAULT) -> ShippedEstimator:
         + ", ".join(s.name for s in SHIPPED)
         + ", or give a .safetensors path"
     )
+
+
+def shipped_recipe(name: str = DEFAULT) -> Recipe:
+    """The recipe a shipped estimator was trained with, read from its file's description (no
+    tensors loaded): what ``xlscore train`` starts from, so that its defaults cannot drift from
+    the model that ships."""
+    return Recipe.from_dict(read_metadata(shipped(name).path)["recipe"])
 
 
 class QualityEstimator(EstimatorNetwork):

@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+from xlscore.estimator.recipe import CORRUPTION_KINDS
 from xlscore.text.morph import fold_ru  # noqa: F401
 from xlscore.training.corruptions.base import Corruption
 from xlscore.training.corruptions.copying import scramble, untranslated
@@ -66,19 +67,10 @@ __all__ = [
 _STRICT = False  # tests set this to see exceptions instead of None
 
 
+#: each kind of :data:`xlscore.estimator.recipe.CORRUPTION_KINDS` (the one list of kinds, in
+#: the record a recipe reads) and the function of that name that makes it
 KINDS: dict[str, Callable[..., Corruption | None]] = {
-    "number": number,
-    "spelled_number": spelled_number,
-    "negation": negation,
-    "named_entity": named_entity,
-    "omission": omission,
-    "addition": addition,
-    "antonym": antonym,
-    "untranslated": untranslated,
-    "role_swap": role_swap,
-    "date_unit": date_unit,
-    "substitution": substitution,
-    "scramble": scramble,
+    kind: globals()[kind] for kind in CORRUPTION_KINDS
 }
 
 
