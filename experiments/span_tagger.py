@@ -2,7 +2,7 @@
 fitted on one rated set's held-out word predictions and read on the other.
 
     python experiments/span_tagger.py --data-dir ../shared/data --model-id rtm15 \\
-        --out experiments/results/span-tagger.json
+        --challenge --out experiments/results/span-tagger-rtm15.json
 
 The two en-ru sets with word gold: newstest2021 (MQM spans of one rater, machine translations
 only; gold tokens: whitespace tokens a span overlaps) and the WMT22 dev tags (the task's tokens).
