@@ -93,11 +93,16 @@ def tags_at(rows: list[TagRow], words: list, threshold: float) -> list[list[bool
     word head."""
     if not any(words):
         return None
-    out = []
-    for r, w in zip(rows, words, strict=True):
-        spans = [(s.start, s.end) for s in decode_spans(r.translation, w, threshold)]
-        out.append([any(a < e and s < b for s, e in spans) for a, b in r.tokens])
-    return out
+    return [
+        tokens_hit(r.tokens, decode_spans(r.translation, w, threshold))
+        for r, w in zip(rows, words, strict=True)
+    ]
+
+
+def tokens_hit(tokens: list[tuple[int, int]], spans) -> list[bool]:
+    """For each token ``(start, end)``, whether a predicted span (``.start``, ``.end``)
+    overlaps it: the BAD tags a tagger's spans give the gold tokens."""
+    return [any(a < s.end and s.start < b for s in spans) for a, b in tokens]
 
 
 def fold_tagger(name: str, fold: str) -> SpanTagger | None:

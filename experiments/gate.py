@@ -168,10 +168,9 @@ def word_tags(data_dir: Path, variant: str, ships: Shipping, rows: list):
                 "span_tagger.py first"
             )
         return tag_rows, [
-            [any(a < s.end and s.start < b for s in tagger.spans(r.source, r.translation, w))
-             for a, b in t.tokens]
+            folds.tokens_hit(t.tokens, tagger.spans(r.source, r.translation, w))
             for r, t, w in zip(rows, tag_rows, got[1])
-        ]  # fmt: skip
+        ]
     threshold = ships.span_threshold
     if threshold is None:
         threshold = float(folds.config(variant)["recipe"].get("span_threshold", 0.5))

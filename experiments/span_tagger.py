@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import folds
@@ -33,8 +33,8 @@ from _protocol import load_sets
 from _results import write_markdown
 from sklearn.linear_model import LogisticRegression
 
-from xlscore.estimator.span_tagger import FEATURES, SpanTagger, pointed_spans, word_features
-from xlscore.estimator.spans import WordError, bad_words, decode_spans
+from xlscore.estimator.span_tagger import FEATURES, SpanTagger, word_features
+from xlscore.estimator.spans import WordError, bad_words
 from xlscore.evaluation.gate import compare_tags, mcc_of_counts, token_counts
 
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(2, 20))  # 0.10 … 0.95
@@ -48,12 +48,10 @@ SUBSETS = {
 
 @dataclass
 class Item:
-    """One translation: its texts, the head's words, the findings' spans and its gold."""
+    """One translation: its text, the head's words, its words' features and its gold."""
 
-    source: str
     translation: str
     head: tuple[WordError, ...]
-    pointed: list
     tokens: list[tuple[int, int]]  # the tokens the set's MCC is counted over
     gold: list[bool]  # their gold tags
     word_gold: list[bool]  # gold of xlscore's words (for fitting)
@@ -75,28 +73,19 @@ def items_of(rows, words, tag_rows=None) -> list[Item]:
         else:
             tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", r.translation)]
             gold = [any(e.start < b and a < e.end for e in r.errors or ()) for a, b in tokens]
-        pointed = pointed_spans(r.source, r.translation)
-        ws, x, marked = word_features(r.source, r.translation, head, pointed)
+        ws, x, marked = word_features(r.source, r.translation, head)
         spans = [(e.start, e.end) for e in r.errors or ()]
         word_gold = bad_words(r.translation, spans) if ws else []
-        out.append(
-            Item(r.source, r.translation, head, pointed, tokens, gold, word_gold, ws, x, marked)
-        )
+        out.append(Item(r.translation, head, tokens, gold, word_gold, ws, x, marked))
     return out
 
 
-def tags(items: list[Item], tagger: SpanTagger | None, mask: tuple[str, ...]) -> list[list[bool]]:
-    """Each item's gold tokens tagged BAD where a span of ``tagger`` (reading only the
-    features of ``mask``; the others' weights are 0) overlaps them."""
-    out = []
-    for it in items:
-        spans = (
-            [(s.start, s.end) for s in tagger.decode(it.translation, it.words, it.x, it.marked)]
-            if tagger is not None
-            else []
-        )
-        out.append([any(a < e and s < b for s, e in spans) for a, b in it.tokens])
-    return out
+def tags(items: list[Item], tagger: SpanTagger) -> list[list[bool]]:
+    """Each item's gold tokens tagged BAD where a span of ``tagger`` overlaps them."""
+    return [
+        folds.tokens_hit(it.tokens, tagger.decode(it.translation, it.words, it.x, it.marked))
+        for it in items
+    ]
 
 
 def mcc(items: list[Item], predicted: list[list[bool]]) -> float:
@@ -120,16 +109,14 @@ def fit(items: list[Item], mask: tuple[str, ...]) -> tuple[tuple[float, ...], fl
     return tuple(float(v) for v in w), float(model.intercept_[0])
 
 
-def choose(
-    sets: list[list[Item]], weights, bias, mask, max_alarms: float
-) -> tuple[SpanTagger, float]:
+def choose(sets: list[list[Item]], weights, bias, max_alarms: float) -> tuple[SpanTagger, float]:
     """The threshold and shortest span with the best mean MCC over ``sets`` among those that
     give a span to at most ``max_alarms`` of each set's error-free translations."""
     best: tuple[float, SpanTagger] | None = None
     for t in THRESHOLDS:
         for m in MIN_CHARS:
             tagger = SpanTagger(weights, bias, t, m)
-            predicted = [tags(s, tagger, mask) for s in sets]
+            predicted = [tags(s, tagger) for s in sets]
             if any(a > max_alarms * n for a, n in (alarms(s, p) for s, p in zip(sets, predicted))):
                 continue
             score = float(np.mean([mcc(s, p) for s, p in zip(sets, predicted)]))
@@ -165,13 +152,13 @@ def challenge_rows(tagger: SpanTagger, data: dict[str, list[Item]]) -> list[str]
         "| --- | --- | --- | --- | --- |",
     ]
     for t in sorted({tagger.threshold, 0.2, 0.15, 0.1, 0.07, 0.05}, reverse=True):
-        est.tagger = SpanTagger(tagger.weights, tagger.bias, t, tagger.min_chars)
+        est.tagger = replace(tagger, threshold=t)
         table = run_challenge(scorer, pairs)
         hit = sum(r.on_error for r in table.values())
         good = sum(r.good_flagged for r in table.values())
-        news = tags(data["newstest2021"], est.tagger, FEATURES)
+        news = tags(data["newstest2021"], est.tagger)
         a, n = alarms(data["newstest2021"], news)
-        wmt = mcc(data["WMT22 dev"], tags(data["WMT22 dev"], est.tagger, FEATURES))
+        wmt = mcc(data["WMT22 dev"], tags(data["WMT22 dev"], est.tagger))
         out.append(
             f"| {t:g}{' (shipped)' if t == tagger.threshold else ''} | {hit}/{len(pairs)} | "
             f"{good}/{len(pairs)} | {a / n:.1%} | {wmt:+.3f} |"
@@ -204,13 +191,11 @@ def main() -> None:
         "newstest2021": items_of(news, got_news[1]),
         "WMT22 dev": items_of(qe22, got_qe22[1], [tag_file[r.seg_id] for r in qe22]),
     }
-    latin = {
-        k: folds.latin_tags(v) for k, v in (("WMT22 dev", [tag_file[r.seg_id] for r in qe22]),)
+    # the Latin-letter rule and the word head alone at 0.7, on each set's tokens
+    latin = {name: folds.latin_tags(items) for name, items in data.items()}
+    head_at = {
+        name: folds.tags_at(items, [it.head for it in items], 0.7) for name, items in data.items()
     }
-    latin["newstest2021"] = [
-        [bool(re.search(r"[A-Za-z]", it.translation[a:b])) for a, b in it.tokens]
-        for it in data["newstest2021"]
-    ]
     lines = [
         f"Fold model `{args.model_id}`; alarm bound {args.max_alarms:.0%} of the error-free "
         "translations of the set the threshold is chosen on. MCC over each set's tokens; "
@@ -223,25 +208,16 @@ def main() -> None:
         "Latin-letter rule MCC (alarms) | head at 0.7 MCC (alarms) |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    head_at = {
-        name: [
-            [any(a < e and s < b for s, e in
-                 ((x.start, x.end) for x in decode_spans(it.translation, it.head, 0.7)))
-             for a, b in it.tokens]
-            for it in items
-        ]
-        for name, items in data.items()
-    }  # fmt: skip
     found: dict[tuple[str, str], list[list[bool]]] = {}
     fold_of = {"WMT22 dev": "lodo-qe22", "newstest2021": "lodo-news"}
     for label, mask in SUBSETS.items():
         for train, test in (("newstest2021", "WMT22 dev"), ("WMT22 dev", "newstest2021")):
             w, b = fit(data[train], mask)
-            tagger, _ = choose([data[train]], w, b, mask, args.max_alarms)
+            tagger, _ = choose([data[train]], w, b, args.max_alarms)
             if mask == FEATURES:  # the recipe's tagger of the fold that never saw ``test``
                 out = folds.FOLDS / args.model_id / f"span-tagger-{fold_of[test]}.json"
                 out.write_text(json.dumps(tagger.to_meta(), indent=1) + "\n", encoding="utf-8")
-            p = tags(data[test], tagger, mask)
+            p = tags(data[test], tagger)
             found[(label, test)] = p
             a, n = alarms(data[test], p)
             la, _ = alarms(data[test], latin[test])
@@ -257,8 +233,8 @@ def main() -> None:
     # the other side of the alarm bound: the recipe's threshold chosen for MCC alone
     for train, test in (("newstest2021", "WMT22 dev"), ("WMT22 dev", "newstest2021")):
         w, b = fit(data[train], FEATURES)
-        tagger, _ = choose([data[train]], w, b, FEATURES, 1.0)
-        p = tags(data[test], tagger, FEATURES)
+        tagger, _ = choose([data[train]], w, b, 1.0)
+        p = tags(data[test], tagger)
         a, n = alarms(data[test], p)
         lines.append(
             f"| {recipe}, no alarm bound | {train} | {tagger.threshold:g}, {tagger.min_chars} "
@@ -283,14 +259,14 @@ def main() -> None:
     # (pooling both sets was measured: newstest's 158k words outweigh WMT22's, and the pooled
     # tagger reads WMT22 dev worse in-sample than this one does held out)
     w, b = fit(data["newstest2021"], FEATURES)
-    tagger, _ = choose([data["newstest2021"]], w, b, FEATURES, args.max_alarms)
+    tagger, _ = choose([data["newstest2021"]], w, b, args.max_alarms)
     pw, pb = fit([it for s in data.values() for it in s], FEATURES)
-    pooled, _ = choose(list(data.values()), pw, pb, FEATURES, args.max_alarms)
+    pooled, _ = choose(list(data.values()), pw, pb, args.max_alarms)
 
     def figures(t: SpanTagger) -> str:
         out = []
         for name, items in data.items():
-            p = tags(items, t, FEATURES)
+            p = tags(items, t)
             a, n = alarms(items, p)
             out.append(f"{name} MCC {mcc(items, p):+.3f}, alarms {a} of {n} ({a / n:.1%})")
         return "; ".join(out)

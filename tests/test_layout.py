@@ -8,6 +8,9 @@ import sys
 from conftest import ROOT
 
 PACKAGE = ROOT / "xlscore"
+#: what scoring never loads: training (the loop, its data and losses, the fit, distillation,
+#: the corruptions) and the ship gate
+TRAINING = ("xlscore.training", "xlscore.evaluation.gate")
 ROLES = {
     "metric",
     "encoders",
@@ -159,17 +162,10 @@ def test_the_scoring_path_loads_no_training_code(tmp_path):
     the training loop, the fit, the corruptions, distillation or the gate: they are imported
     inside the functions that train."""
     paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
-    training = (
-        "xlscore.training.loop",
-        "xlscore.training.fitting",
-        "xlscore.training.corruptions",
-        "xlscore.training.distill",
-        "xlscore.evaluation.gate",
-    )
     for start in ("xlscore", "xlscore.scorer", "xlscore.estimator.model", "xlscore.cli.main"):
         loaded = _loaded_on_import(start, paths)
         assert "xlscore.estimator.prediction" in loaded or start == "xlscore.cli.main"
-        assert not sorted(m for m in loaded if m.startswith(training)), start
+        assert not sorted(m for m in loaded if m.startswith(TRAINING)), start
     # the check can fail: the fit imported at the top of the estimator's module is found
     probe = tmp_path / "model.py"
     probe.write_text("from xlscore.training.fitting import fit_estimator\n", encoding="utf-8")
@@ -197,14 +193,7 @@ def test_the_command_lines_score_loads_no_training_module_when_it_runs(tmp_path)
     (line,) = [x for x in r.stdout.splitlines() if x.startswith("LOADED ")]
     loaded = set(line.split()[1:])
     assert "xlscore.estimator.prediction" in loaded  # it did score
-    training = (
-        "xlscore.training.loop",
-        "xlscore.training.fitting",
-        "xlscore.training.corruptions",
-        "xlscore.training.distill",
-        "xlscore.evaluation.gate",
-    )
-    assert not sorted(m for m in loaded if m.startswith(training))
+    assert not sorted(m for m in loaded if m.startswith(TRAINING))
 
 
 def test_the_scorer_is_one_class_in_one_file_over_its_components():

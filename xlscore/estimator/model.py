@@ -276,7 +276,6 @@ class QualityEstimator(EstimatorNetwork):
             **self.meta,
         }
         meta.update(self.formula.to_meta())
-        meta.pop("span_tagger", None)
         if self.tagger is not None:
             meta["span_tagger"] = self.tagger.to_meta()
         write_estimator_file(path, self._delta, meta)

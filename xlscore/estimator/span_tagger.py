@@ -21,6 +21,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import NamedTuple
 
 import numpy as np
@@ -124,14 +125,11 @@ def word_features(
     logits = np.array([_logit(float(p)) for p in probs])
     latin = np.array([bool(_LATIN.search(w.text)) for w in words])
     run = np.zeros(len(words), dtype=bool)
-    a = 0
-    while a < len(words):
-        b = a
-        while b < len(words) and latin[b]:
-            b += 1
-        if b - a >= RUN:
-            run[a:b] = True
-        a = b + 1 if b == a else b
+    start = 0
+    for is_latin, group in groupby(latin):
+        n = len(list(group))
+        run[start : start + n] = is_latin and n >= RUN
+        start += n
     for i, w in enumerate(words):
         before = logits[i - 1] if i > 0 else logits[i]
         after = logits[i + 1] if i + 1 < len(words) else logits[i]
@@ -199,9 +197,8 @@ class SpanTagger:
         points at is in a span (at least at the threshold's probability)."""
         if not words:
             return ()
-        p = np.where(
-            marked, np.maximum(self.probabilities(x), self.threshold), self.probabilities(x)
-        )
+        p = self.probabilities(x)
+        p = np.where(marked, np.maximum(p, self.threshold), p)
         out: list[ErrorSpan] = []
         k = 0
         while k < len(words):
