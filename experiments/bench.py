@@ -241,7 +241,7 @@ def child(args: argparse.Namespace) -> dict:
         e5 = Encoder.load("pack:e5-small", layer=9, dtype=dtype, device=dev)
         out["precision"] = e5.dtype
         if what.startswith("xlscore-multi"):
-            scorer = XLScorer(
+            scorer = XLScorer.offline(
                 multilingual=e5, variant="all", lexicon=Lexicon.mueller7(), estimator=None
             )
     tmp = tempfile.TemporaryDirectory()

@@ -90,25 +90,25 @@ def main() -> None:
     lexicon = Lexicon.mueller7()
     en, ru = Encoder.load("pack:minilm-en"), Encoder.load("pack:e5-small")
     scorers = {
-        "default": XLScorer(en_model=en, ru_model=ru, lexicon=lexicon),
-        "paper: two encoders, anchors": XLScorer(
+        "default": XLScorer.offline(en_model=en, ru_model=ru, lexicon=lexicon),
+        "paper: two encoders, anchors": XLScorer.offline(
             en_model=en, ru_model=ru, lexicon=lexicon, estimator=None
         ),
-        "paper: two encoders, all words": XLScorer(
+        "paper: two encoders, all words": XLScorer.offline(
             en_model=en, ru_model=ru, lexicon=lexicon, variant="all", estimator=None
         ),
-        "paper: multilingual e5, all words": XLScorer(
+        "paper: multilingual e5, all words": XLScorer.offline(
             multilingual=ru, lexicon=lexicon, variant="all", estimator=None
         ),
     }
     for spec in args.estimator:
         name, _, path = spec.partition("=")
-        scorers[name] = XLScorer(en_model=en, ru_model=ru, lexicon=lexicon, estimator=path)
+        scorers[name] = XLScorer.offline(en_model=en, ru_model=ru, lexicon=lexicon, estimator=path)
     for spec in args.estimator_alone:
         name, _, path = spec.partition("=")
         est = QualityEstimator.load(path)
         est.similarity_weight = est.check_weight = est.meaning_blend = 0.0
-        scorers[name] = XLScorer(en_model=en, ru_model=ru, lexicon=lexicon, estimator=est)
+        scorers[name] = XLScorer.offline(en_model=en, ru_model=ru, lexicon=lexicon, estimator=est)
     tables = {name: run_challenge(s, cases) for name, s in scorers.items()}
     body = [
         f"{len(cases)} pairs of translations of {len({c.case for c in cases})} sources, "

@@ -282,7 +282,7 @@ def baseline_tests(sets: dict) -> dict[str, list]:
 def _e5_all():
     from xlscore import XLScorer
 
-    return XLScorer(multilingual="pack:e5-small", variant="all", estimator=None)
+    return XLScorer.offline(multilingual="pack:e5-small", variant="all", estimator=None)
 
 
 def e5_similarity(sets: dict, test: str, progress: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -368,7 +368,7 @@ def pair_features(rows: list, progress: bool) -> np.ndarray:
         two.paper.score_prepared(corpus, "anchors"),
         two.paper.score_prepared(corpus, "all"),
     )
-    multi = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None)
+    multi = XLScorer.offline(multilingual="pack:e5-small", variant="all", estimator=None)
     e5_all = multi.score(src, mt, progress=progress)
     cos = (multi.en.embed_sentences(src) * multi.en.embed_sentences(mt)).sum(1).numpy()
     out = []

@@ -69,7 +69,7 @@ def demo_wins(two: XLScorer, layers: tuple[int, int]) -> str:
     demo = Path(__file__).resolve().parent.parent / "data" / "demo" / "demo.tsv"
     with open(demo, encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
-    scorer = XLScorer(
+    scorer = XLScorer.offline(
         en_model=two.en.with_layer(layers[0]),
         ru_model=two.ru.with_layer(layers[1]),
         lexicon=two.paper.lexicon,
@@ -119,8 +119,8 @@ def main() -> None:
         return [s[r.source] for r in rows], [m[r.translation] for r in rows]
 
     d_en, d_ru = packs.get("minilm-en").default_layer, packs.get("e5-small").default_layer
-    multi = XLScorer(multilingual=e5, lexicon=lexicon, estimator=None)
-    two = XLScorer(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
+    multi = XLScorer.offline(multilingual=e5, lexicon=lexicon, estimator=None)
+    two = XLScorer.offline(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=None)
     anchors = two.anchoring.anchor(*pairs(src_mini, mt_e5, d_en, d_ru)).anchors  # words: layer-free
     say("anchors found")
 

@@ -42,7 +42,7 @@ HELD_OUT = {"rtm15-e5s": "the WMT22 dev set", "adq-e5s": "newstest2021"}
 def _scorer(kind: str, dtype: str) -> XLScorer:
     if kind == "default":
         return XLScorer.offline(dtype=dtype)
-    return XLScorer(
+    return XLScorer.offline(
         multilingual="pack:e5-small",
         layer=9,
         variant="all",

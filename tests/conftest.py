@@ -210,7 +210,7 @@ def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
 
     lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    return XLScorer(
+    return XLScorer.offline(
         en_model=Encoder.load(wordpiece_dir),
         ru_model=Encoder.load(unigram_dir),
         lexicon=lex,

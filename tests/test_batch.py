@@ -313,7 +313,7 @@ def test_the_consensus_is_the_same_whatever_the_rows_order_units_and_workers(tmp
             }
         )
     assert len(tables[0]) == 48 and tables[0] == tables[1]
-    scorer = XLScorer(**tiny_config)
+    scorer = XLScorer.offline(**tiny_config)
     for i, by in scorer.iter_score(SOURCES, ENGINES):
         for engine, want in by.items():
             got = tables[0][(engine, SOURCES[i])]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from conftest import DEMO, ROOT, read_demo, run_cli
 
-from xlscore.checks import reliable_findings
+from xlscore.checks import COUNTED, counted, find_mismatches
 from xlscore.estimator.model import read_metadata, shipped
 
 #: the default estimator as signatures name it
@@ -130,7 +130,7 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
         k = int(seg) - 1
         own = []
         for x in group:
-            n = reliable_findings(sources[k], outputs[x["engine"]][k])
+            n = counted(find_mismatches(sources[k], outputs[x["engine"]][k], COUNTED))
             found += n
             own.append(float(x["estimate"]) - b * n)
             assert x["consensus"] != "" and -1 <= float(x["similarity"]) <= 1
@@ -463,6 +463,28 @@ def test_allow_empty_scores_the_floor_and_says_what_it_costs(tmp_path, tiny_mode
     assert "blank: 1 empty segment(s), scored at the floor (the lowest score); without them" in (
         ranked
     )
+
+
+@pytest.mark.parametrize("fmt", ["text", "tsv", "json"])
+def test_a_resumed_file_still_counts_the_empty_segments_done_before(tmp_path, tiny_models, fmt):
+    """The summary's empty segments come from the results (their flags), those of a resumed
+    file's finished segments read back from it: the file is the uninterrupted run's."""
+    lines = Path(ENGINES[1]).read_text(encoding="utf-8").splitlines()
+    lines[1] = ""
+    blank = tmp_path / "blank.ru"
+    blank.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["score", "-s", SRC, "-t", blank, "--allow-empty", "--format", fmt, "-q"]
+    args += ["--chunk-size", "4", "--fields", "all", *tiny_models]
+    full = tmp_path / f"full.{fmt}"
+    ok(cli(*args, "-o", full))
+    text = full.read_text(encoding="utf-8")
+    assert ("1 empty" in text) if fmt != "json" else ('"empty": 1' in text)
+    head = {"text": 2, "tsv": 2, "json": 1}[fmt]
+    part = tmp_path / f"part.{fmt}"
+    part.write_text("".join(text.splitlines(keepends=True)[: head + 6]), encoding="utf-8")
+    r = ok(cli(*args, "-o", part, "--resume"))
+    assert "resuming after segment 6 of 12" in r.stderr
+    assert part.read_text(encoding="utf-8") == text
 
 
 def test_fit_then_score_with_the_saved_map(tmp_path):

@@ -1,5 +1,5 @@
-"""The cross-encoder's pieces: pair encoding with sides and offsets, and the alignment
-features computed from one pass's token states."""
+"""The cross-encoder's pieces: pair encoding with sides and offsets, and the heads beside
+the sentence head."""
 
 import pytest
 import torch
@@ -9,38 +9,8 @@ from xlscore.estimator.crossencoder import (
     SPECIAL,
     TRANSLATION,
     CrossEncoder,
-    alignment_features,
     encode_pairs,
 )
-
-
-def test_alignment_features_are_greedy_matching_statistics():
-    # one pair: source pieces are unit vectors e0, e1; translation pieces e0 and (e1+e2)/√2
-    h = torch.zeros(1, 6, 3)
-    h[0, 1, 0] = 1  # source piece 1
-    h[0, 2, 1] = 1  # source piece 2
-    h[0, 4, 0] = 1  # translation piece 1: matches exactly
-    h[0, 5, 1] = h[0, 5, 2] = 1  # translation piece 2: cos 1/√2 with e1
-    side = torch.tensor([[SPECIAL, SOURCE, SOURCE, SPECIAL, TRANSLATION, TRANSLATION]])
-    feats, best = alignment_features(h, side)
-    c = 2**-0.5
-    p, r = (1 + c) / 2, (1 + c) / 2
-    assert feats[0].tolist() == pytest.approx([p, r, 2 * p * r / (p + r), c, c], abs=1e-6)
-    assert best[0].tolist() == pytest.approx([0, 0, 0, 0, 1, c], abs=1e-6)
-    # a changed piece (no counterpart) lowers precision and the worst translation piece
-    h2 = h.clone()
-    h2[0, 5] = torch.tensor([0.0, 0.0, 1.0])
-    worse, _ = alignment_features(h2, side)
-    assert worse[0, 0] < feats[0, 0] and worse[0, 3] < feats[0, 3]
-
-
-def test_alignment_features_of_a_pair_without_a_side_are_zero():
-    h = torch.randn(2, 4, 3)
-    side = torch.tensor(
-        [[SPECIAL, SOURCE, SOURCE, SPECIAL], [SPECIAL, TRANSLATION, SPECIAL, SPECIAL]]
-    )
-    feats, best = alignment_features(h, side)
-    assert torch.equal(feats, torch.zeros(2, 5)) and torch.isfinite(best).all()
 
 
 def test_pairs_are_encoded_with_sides_and_translation_offsets(unigram_dir):
@@ -66,7 +36,7 @@ def test_an_untrained_extended_head_starts_from_the_base_score(unigram_dir):
     from transformers import AutoModel
 
     enc = AutoModel.from_pretrained(str(unigram_dir))
-    plain, ext = CrossEncoder(enc), CrossEncoder(enc, align=True, words=True)
+    plain, ext = CrossEncoder(enc), CrossEncoder(enc, words=True)
     ext.head.load_state_dict(plain.head.state_dict())
     plain.eval(), ext.eval()
     ids = torch.tensor([[0, 5, 6, 2, 2, 9, 10, 2]])
@@ -99,11 +69,3 @@ def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir
     assert torch.allclose(again[:, 1], 3.0 * parts[:, 2]) and torch.allclose(
         again[:, 2], parts[:, 2]
     )
-    # as a detector the same head's output is log P(no meaning error): log sigmoid, at most 0
-    det = CrossEncoder(enc, head_hidden=4, meaning=True, meaning_detect=True)
-    det.meaning.load_state_dict(ext.meaning.state_dict())
-    det.head.load_state_dict(plain.head.state_dict())
-    det.eval()
-    _, _, log_clean = det(ids, mask, parts=True)
-    assert torch.allclose(log_clean[:, 2], torch.nn.functional.logsigmoid(parts[:, 2]))
-    assert (log_clean[:, 2] < 0).all()

@@ -8,7 +8,7 @@ import pytest
 from conftest import offline_scorer, read_demo
 
 from xlscore import XLScorer
-from xlscore.checks import reliable_findings
+from xlscore.checks import COUNTED, counted, find_mismatches
 from xlscore.estimator.model import FLOOR, SHIPPED, QualityEstimator, shipped
 from xlscore.io.cache import sha256_file
 
@@ -48,7 +48,7 @@ def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
     assert (m, w, b, est.consensus_weight) == (0, 0, 0.25, 2) and not est.separate_similarity
     assert "@bf16-0.25*checks<=4|" in sig or "@fp32-0.25*checks<=4|" in sig
     assert "*sim" not in sig and "|cons:chrF*2>=3|" in sig
-    found = [reliable_findings(r["source"], r["translation"]) for r in rows]
+    found = [counted(find_mismatches(r["source"], r["translation"], COUNTED)) for r in rows]
     assert any(found)
     assert all(
         r.estimate is not None
@@ -165,7 +165,9 @@ def test_the_shipped_student_is_one_smaller_pass():
     similarity; its score is its estimate (pulled to the floor by foreign words) minus the check
     term, and its signature says so."""
     base = offline_scorer(fields="score")
-    student = XLScorer(en_model=base.en, ru_model=base.ru, estimator="st4-e5s", fields="score")
+    student = XLScorer.offline(
+        en_model=base.en, ru_model=base.ru, estimator="st4-e5s", fields="score"
+    )
     est = student.estimator
     assert len(est.model.encoder.encoder.layer) == 4 and est.recipe.targets == "raw"
     assert (est.similarity_weight, est.meaning_blend, est.check_weight) == (0, 0, 0.25)
@@ -176,7 +178,11 @@ def test_the_shipped_student_is_one_smaller_pass():
     res = student.score(src, mt)
     for r, s, t in zip(res, src, mt):
         assert r.similarity is None
-        want = r.estimate - r.foreign * (r.estimate - FLOOR) - 0.25 * reliable_findings(s, t)
+        want = (
+            r.estimate
+            - r.foreign * (r.estimate - FLOOR)
+            - 0.25 * counted(find_mismatches(s, t, COUNTED))
+        )
         assert r.score == pytest.approx(want)
     # on the teacher's scale: its scores of the demo are close to the default's
     teacher = [r.score for r in base.score(src, mt)]

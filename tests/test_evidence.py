@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 from xlscore.checks import find_mismatches
 from xlscore.metric.anchors import find_anchors
-from xlscore.metric.evidence import Evidence, gather, number_evidence
+from xlscore.metric.evidence import gather, number_evidence
+from xlscore.results import Evidence
 from xlscore.text.words import split_words
 
 LEX = {"музей": {"museum"}, "откроется": {"open"}, "понедельник": {"monday"}, "шторма": {"storm"}}

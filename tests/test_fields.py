@@ -41,7 +41,7 @@ def scored():
     full = XLScorer.offline()
     out = {"all": full.score(SOURCES, TRANSLATIONS)}
     for fields in ("score", "score,evidence", "score,similarity"):
-        scorer = XLScorer(
+        scorer = XLScorer.offline(
             en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields=fields
         )
         out[fields] = scorer.score(SOURCES, TRANSLATIONS)
@@ -67,14 +67,18 @@ def test_the_similarity_is_a_field_beside_a_score_that_does_not_blend_it(scored)
     full = XLScorer.offline()
     assert full.estimator is not None and full.estimator.similarity_weight == 0
     assert all(r.similarity is None for r in scored["score"] + scored["score,evidence"])
-    e5 = XLScorer(multilingual="pack:e5-small", variant="all", estimator=None, fields="score")
+    e5 = XLScorer.offline(
+        multilingual="pack:e5-small", variant="all", estimator=None, fields="score"
+    )
     want = [r.score for r in e5.score(SOURCES[:3], TRANSLATIONS[:3])]
     for fields in ("all", "score,similarity"):
         got = [r.similarity for r in scored[fields][:3]]
         assert got == pytest.approx(want, abs=1e-6)
     sig = full.signature()
     assert "*sim" not in sig.split("|")[1] and "|sim:pack:e5-small@9#" in sig
-    lean = XLScorer(en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score")
+    lean = XLScorer.offline(
+        en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score"
+    )
     assert "sim:" not in lean.signature()
 
 
@@ -101,7 +105,9 @@ def test_results_without_paper_columns_round_trip(scored):
 
 def test_chunks_and_no_map_without_the_paper_columns(scored):
     base = XLScorer.offline()
-    scorer = XLScorer(en_model=base.en, ru_model=base.ru, estimator=base.estimator, fields="score")
+    scorer = XLScorer.offline(
+        en_model=base.en, ru_model=base.ru, estimator=base.estimator, fields="score"
+    )
     chunked = scorer.score(SOURCES, TRANSLATIONS, chunk_size=1)
     # (other chunk sizes agree to about 1e-6, as XLScorer.iter_score says)
     assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
@@ -114,7 +120,7 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
 
 
 def test_without_an_estimator_the_paper_columns_are_always_computed():
-    scorer = XLScorer(multilingual="pack:e5-small", estimator=None, fields="score")
+    scorer = XLScorer.offline(multilingual="pack:e5-small", estimator=None, fields="score")
     assert "paper" in scorer.fields
     r = scorer.score(SOURCES[:1], TRANSLATIONS[:1])[0]
     assert r.f1 is not None and r.score == pytest.approx(r.f1)

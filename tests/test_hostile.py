@@ -66,7 +66,7 @@ def test_nfc_and_nfd_cyrillic_score_the_same(tiny, word):
 def test_segment_longer_than_the_model_is_windowed_not_cut(tmp_path):
     lex = tmp_path / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    short = XLScorer(
+    short = XLScorer.offline(
         en_model=Encoder.load(make_wordpiece_bert(tmp_path / "en", max_pos=16)),
         ru_model=Encoder.load(make_unigram_bert(tmp_path / "ru", max_pos=16)),
         lexicon=lex,
@@ -127,7 +127,7 @@ def test_multilingual_self_score_is_one(multi, text):
 def multi(wordpiece_dir, tmp_path_factory):
     lex = tmp_path_factory.mktemp("lex") / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    return XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
+    return XLScorer.offline(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
 
 
 @settings(max_examples=40, deadline=None)

@@ -80,7 +80,7 @@ def test_the_named_recipes_are_the_issues():
     assert (PLAIN.targets, PLAIN.batching, PLAIN.translation_prefix) == ("z", "length", "passage: ")
     assert (PLAIN.freeze_layers, PLAIN.head_hidden, PLAIN.max_length) == (4, 384, 160)
     assert (PLAIN.lr, PLAIN.head_lr, PLAIN.warmup) == (3e-5, 3e-4, 0.05)
-    assert not (PLAIN.features or PLAIN.word_weight or PLAIN.meaning_weight or PLAIN.synthetic)
+    assert not (PLAIN.word_weight or PLAIN.meaning_weight or PLAIN.synthetic)
     assert PLAIN_HEADS.heads_only and PLAIN_HEADS.word_weight and PLAIN_HEADS.meaning_weight
     with pytest.raises(XLScoreError, match="heads_only trains"):
         replace(PLAIN, heads_only=True)

@@ -11,8 +11,7 @@ from xlscore import XLScorer
 from xlscore.checks import COUNTED, REGISTRY, Check, counted
 from xlscore.io.schema import COLUMNS
 from xlscore.io.writers import JsonWriter, TsvWriter
-from xlscore.metric.evidence import Evidence
-from xlscore.results import ScoreResult
+from xlscore.results import Evidence, ScoreResult
 
 SOURCES = ["He did not pay 40,000 dollars in Boston.", "The museum opens on Monday."]
 TRANSLATIONS = ["Он заплатил 45 000 долларов в Бостоне.", "Музей открывается в понедельник."]
@@ -21,7 +20,9 @@ TRANSLATIONS = ["Он заплатил 45 000 долларов в Бостоне
 @pytest.fixture(scope="module")
 def scorers():
     full = XLScorer.offline()
-    only = XLScorer(en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score")
+    only = XLScorer.offline(
+        en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score"
+    )
     return full, only
 
 
@@ -93,3 +94,42 @@ def test_tsv_json_and_parquet_share_the_schema(scorers):
     assert ScoreResult.from_dict(d) == r  # the record survives the trip, offsets included
     schema = output_schema(keep_text=False)
     assert schema.names == ["id", "engine", *names, "error"]
+
+
+def test_every_offset_points_into_the_texts_as_given(scorers):
+    from xlscore.text.words import normalize_text
+
+    full, _ = scorers
+    src = "  He did not pay 40,000 dollars\u200b in  Boston. "
+    mt = "Он  заплатил 45\u00a0000 дол\u00adларов в\tБостоне. "
+    seen_s, seen_t = normalize_text(src), normalize_text(mt)
+    r = full.score([src], [mt])[0]
+    plain = full.score([seen_s], [seen_t])[0]
+    assert seen_t != mt and r.score == plain.score and r.findings and r.error_spans
+
+    def same(given: str, a: int, b: int, seen: str, c: int, d: int) -> bool:
+        return normalize_text(given[a:b]) == seen[c:d] != ""
+
+    assert len(r.anchors_at) == len(plain.anchors_at) > 0
+    for (a, b, c, d), (e, f, g, h) in zip(r.anchors_at, plain.anchors_at):
+        assert same(src, a, b, seen_s, e, f) and same(mt, c, d, seen_t, g, h)
+    for name, given, seen in [
+        ("unmatched_source_at", src, seen_s),
+        ("foreign_words_at", mt, seen_t),
+        ("numbers_missing_at", src, seen_s),
+        ("numbers_added_at", mt, seen_t),
+    ]:
+        moved, kept = getattr(r.evidence, name), getattr(plain.evidence, name)
+        assert len(moved) == len(kept)
+        assert all(same(given, *x, seen, *y) for x, y in zip(moved, kept)), name
+    assert r.evidence.numbers_added_at and mt[slice(*r.evidence.numbers_added_at[0])] == (
+        "45\u00a0000"
+    )
+    for f, g in zip(r.findings, plain.findings, strict=True):
+        assert (f.span is None) == (g.span is None) and (f.source_span is None) == (
+            g.source_span is None
+        )
+        assert f.span is None or same(mt, *f.span, seen_t, *g.span)
+        assert f.source_span is None or same(src, *f.source_span, seen_s, *g.source_span)
+    for s, p in zip(r.error_spans, plain.error_spans, strict=True):
+        assert s.text == mt[s.start : s.end] and normalize_text(s.text) == p.text

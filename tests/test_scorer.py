@@ -64,7 +64,7 @@ def test_bad_input_is_refused(tiny):
 def test_multilingual_self_score_is_one(wordpiece_dir, tmp_path):
     lex = tmp_path / "lex.tsv"
     lex.write_text(SMALL_LEXICON, encoding="utf-8")
-    s = XLScorer(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
+    s = XLScorer.offline(multilingual=Encoder.load(wordpiece_dir), lexicon=lex, estimator=None)
     res = s.score(["the cat sat on the mat", "a b"], ["the cat sat on the mat", "a b"], "all")
     assert [r.f1 for r in res] == pytest.approx([1.0, 1.0], abs=1e-6)
 
@@ -89,7 +89,7 @@ def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigr
     with pytest.warns(IllPosedAlignmentWarning):  # a tiny lexicon: a 5-pair dictionary map
         tiny.paper.fit_alignment(["неровно сложенный кусок"] * 3, ["неровно сложенный кусок"] * 3)
     path = tiny.paper.maps.fixed.save(tmp_path / "map.npz")
-    again = XLScorer(
+    again = XLScorer.offline(
         en_model=tiny.en,
         ru_model=tiny.ru,
         lexicon=tiny.paper.lexicon,
@@ -99,7 +99,7 @@ def test_fitted_alignment_saves_and_refuses_other_encoders(tiny, tmp_path, unigr
     assert again.paper.maps.mode == "fixed"
     other = make_wordpiece_bert(tmp_path / "other", seed=9)
     with pytest.raises(AlignmentMismatchError, match="fitted for en encoder"):
-        XLScorer(
+        XLScorer.offline(
             en_model=Encoder.load(other),
             ru_model=tiny.ru,
             lexicon=tiny.paper.lexicon,
@@ -406,4 +406,62 @@ def test_bad_settings_are_refused_before_any_model_loads(kwargs, message):
     if "multilingual" in kwargs:
         del kwargs["en_model"], kwargs["ru_model"]
     with pytest.raises(XLScoreError, match=message):
-        XLScorer(estimator="/nowhere/qe.safetensors", **kwargs)
+        XLScorer.offline(estimator="/nowhere/qe.safetensors", **kwargs)
+
+
+def test_settings_are_records_checked_where_they_are_made():
+    """Issue 64: the scorer takes the paper's settings as one record beside at most five
+    settings of its own; the record refuses a contradiction when it is made, before any model
+    loads; the presets are records and settings by name start from them."""
+    import inspect
+
+    from xlscore import PaperSettings
+    from xlscore.metric.settings import PRESETS
+
+    params = [p for p in inspect.signature(XLScorer.__init__).parameters if p != "self"]
+    assert params == ["paper", "estimator", "consensus", "fields", "device", "dtype"]
+    with pytest.raises(XLScoreError, match="not both"):
+        PaperSettings(multilingual="pack:e5-small", en_model="bert-base-cased")
+    with pytest.raises(XLScoreError, match="takes no alignment"):
+        PaperSettings(multilingual="pack:e5-small", alignment="my-map.npz")
+    with pytest.raises(XLScoreError, match="unknown variant"):
+        PaperSettings(variant="some")
+    with pytest.raises(XLScoreError, match="three numbers"):
+        PaperSettings(baseline=(0.1, 0.2))
+    with pytest.raises(TypeError, match="PaperSettings record"):
+        XLScorer({"en_model": "bert-base-cased"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="no setting 'en_modle'"):
+        XLScorer.offline(en_modle="bert-base-cased")
+    with pytest.raises(XLScoreError, match="unknown preset 'fast'"):
+        XLScorer.preset("fast")
+    assert PRESETS["paper"].settings() == {
+        "en_model": "bert-base-cased",
+        "ru_model": "DeepPavlov/rubert-base-cased",
+        "translator": "google",
+        "estimator": None,
+        "consensus": False,
+    }
+    assert PRESETS["multilingual"].settings() == {
+        "multilingual": "pack:e5-small",
+        "estimator": None,
+        "consensus": False,
+    }
+    assert PaperSettings.split({"layer": 9, "dtype": "fp32"}) == ({"layer": 9}, {"dtype": "fp32"})
+
+
+def test_settings_by_name_replace_the_presets_encoders(wordpiece_dir, unigram_dir, tmp_path):
+    """``multilingual=`` replaces a preset's two encoders, ``en_model=``/``ru_model=`` its
+    multilingual one: the scorer that results is the record's."""
+    from xlscore import PaperSettings
+
+    lex = tmp_path / "lex.tsv"
+    lex.write_text(SMALL_LEXICON, encoding="utf-8")
+    one = Encoder.load(wordpiece_dir)
+    multi = XLScorer.offline(multilingual=one, lexicon=lex, estimator=None)
+    assert multi.paper.multilingual and multi.en is multi.ru
+    record = XLScorer(PaperSettings(multilingual=one, lexicon=lex), estimator=None)
+    assert multi.describe() == record.describe()
+    two = XLScorer.preset(
+        "multilingual", en_model=one, ru_model=Encoder.load(unigram_dir), lexicon=lex
+    )
+    assert not two.paper.multilingual and two.en is not two.ru

@@ -1,7 +1,7 @@
 """The training pieces: targets, batches, the loss, the recipe, corruptions."""
 
 import random
-from dataclasses import replace
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -14,7 +14,6 @@ from xlscore.training.loop import (
     BatchTargets,
     Recipe,
     batch_loss,
-    detection_loss,
     make_examples,
     normal_scores,
     piece_labels,
@@ -149,41 +148,25 @@ def test_loss_rewards_the_right_order():
         batch_loss(gap, t, on_meaning, meaning=gap).item()
     )
     assert batch_loss(gap, t, on_meaning).item() == pytest.approx(0.0)
-    # anchored: the same margin plus the real rows' squared outputs (rows 0..2; 3 is the child)
-    anchored = replace(on_meaning, meaning_loss="anchored")
-    assert batch_loss(gap, t, anchored, meaning=gap).item() == pytest.approx(
-        2 * (float(np.log1p(np.exp(-0.25))) + (1 + 0 + 1) / 3)
-    )
 
 
-def test_the_meaning_detector_calls_corruptions_errors_and_their_parents_clean():
-    """meaning_loss="detect": a logistic loss on log P(no meaning error), each corruption an
-    error, each translation a corruption was made from clean; its own rows only."""
-    t = BatchTargets(
-        target=torch.zeros(5),
-        weight=torch.ones(5),
-        group=torch.tensor([0, 0, 1, -1, -1]),
-        parent=torch.tensor([-1, -1, -1, 0, 0]),
-    )
-    detect = Recipe(
-        rank_weight=0.0, synthetic_weight=0.0, meaning_weight=1.0, meaning_loss="detect"
-    )
-    # P(clean) of rows 0..4: row 0 the parent, 3 and 4 its corruptions; 1 and 2 are not used
-    p = torch.tensor([0.8, 0.01, 0.99, 0.3, 0.6])
-    want = -(np.log(0.8) + np.log(0.7) + np.log(0.4)) / 3
-    assert batch_loss(torch.zeros(5), t, detect, meaning=torch.log(p)).item() == pytest.approx(
-        want, rel=1e-5
-    )
-    assert detection_loss(torch.log(p), t.parent).item() == pytest.approx(want, rel=1e-5)
-    # the right answer costs less than the wrong one; a confident corruption stays finite
-    right, wrong = (
-        torch.log(torch.tensor([0.99, 0.5, 0.5, 0.01, 0.01])),
-        torch.log(torch.tensor([0.01, 0.5, 0.5, 0.99, 0.99])),
-    )
-    assert detection_loss(right, t.parent) < detection_loss(wrong, t.parent)
-    assert torch.isfinite(detection_loss(torch.zeros(5), t.parent))
-    with pytest.raises(XLScoreError, match="meaning_loss must be one of margin, anchored, detect"):
-        Recipe(meaning_loss="hinge")
+def test_retired_meaning_losses_and_per_word_targets_are_refused_in_old_recipes():
+    """Issue 64: the anchored and detecting meaning losses, per-word MQM targets and the
+    in-pass alignment features, which no shipped file uses, left the package; a recipe that
+    stored them at their unused values still reads, one that used them is refused with a
+    clear error."""
+    stored = {**asdict(Recipe()), "meaning_loss": "margin", "per_word": False, "features": False}
+    assert Recipe.from_dict(stored) == Recipe()
+    for key, value in (
+        ("meaning_loss", "detect"),
+        ("meaning_loss", "anchored"),
+        ("per_word", True),
+        ("features", True),
+    ):
+        with pytest.raises(XLScoreError, match=f"recipe: {key} was a refused experiment"):
+            Recipe.from_dict({**asdict(Recipe()), key: value})
+    with pytest.raises(TypeError):
+        Recipe(meaning_loss="margin")  # type: ignore[call-arg]
 
 
 def test_da_pairs_need_a_clear_gap_in_raw_ratings():

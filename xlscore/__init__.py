@@ -22,6 +22,7 @@ from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.compat import TokenScore, bert_score_compatible
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.paper import PaperScorer
+from xlscore.metric.settings import PaperSettings
 from xlscore.scorer import RankedTranslation, ScoreResult, XLScorer, score
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "LexiconError",
     "ModelError",
     "PaperScorer",
+    "PaperSettings",
     "ProcrustesAligner",
     "QualityEstimator",
     "RankedTranslation",

@@ -173,8 +173,7 @@ class FinalScore:
             raise XLScoreError("this scorer has no estimator")
         floor, w = self.estimator.floor, self.estimator.similarity_weight
         b = self.estimator.check_weight
-        sources, seen = corpus.texts()
-        translations = corpus.given or seen
+        sources, translations = corpus.texts()
         tagger = self.estimator.tagger
         if corpus.findings is None and (b or tagger is not None):
             # prepared outside the scorer: the checks the score counts, or every check for
@@ -201,7 +200,7 @@ class FinalScore:
             findings = [counted(f) for f in corpus.findings or ()]
         out = []
         for r, e, sim, found in zip(results, estimates, similarity, findings):
-            empty = "empty" in r.flags or "empty_source" in r.flags
+            empty = r.is_empty
             score = estimator_score(
                 e.score,
                 foreign=r.foreign,

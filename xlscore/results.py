@@ -1,17 +1,122 @@
-"""What scoring returns: one :class:`ScoreResult` per translation, rankings of several
-translations of one source, and the rule that orders them."""
+"""What scoring returns: one :class:`ScoreResult` per translation with its parts (the
+word-level :class:`Evidence`, the predicted :class:`ErrorSpan` list and the checks'
+:class:`~xlscore.finding.Finding` list), rankings of several translations of one source, and
+the rule that orders them.
+
+This is the bottom of the package with :mod:`xlscore.text`: it imports nothing of xlscore's
+but the finding record and the text's words. Every offset in a result is a character offset
+into the text as the caller gave it (the source or the translation); the components work on
+the normalised text (:func:`xlscore.text.words.normalize_text`), and :func:`on_given_texts`
+moves their offsets once, where the scorer hands the results out.
+"""
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import TypeVar
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
-from xlscore.estimator.spans import ErrorSpan
 from xlscore.finding import Finding
-from xlscore.metric.evidence import Evidence
+from xlscore.text.words import move_span, normalize_text, offset_map
+
+#: a character span, ``(start, end)``
+Span = tuple[int, int]
+#: the flags of a pair scored at the floor because a side is empty
+EMPTY_FLAGS = frozenset({"empty", "empty_source"})
+
+
+def _read(hint: Any, value: Any) -> Any:
+    """A JSON value as a field of type ``hint`` holds it (``X | None``, ``tuple[X, ...]``,
+    fixed tuples, records with ``from_dict``, and plain types); a value of the wrong shape
+    raises ``TypeError`` or ``ValueError``."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (hint,) = [a for a in args if a is not type(None)]
+        return _read(hint, value)
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"expected a list, got {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_read(args[0], x) for x in value)
+        if len(value) != len(args):
+            raise ValueError(f"expected {len(args)} items, got {value!r}")
+        return tuple(_read(a, x) for a, x in zip(args, value))
+    if hasattr(hint, "from_dict"):
+        return hint.from_dict(value)
+    if hint is bool and not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return hint(value)
+
+
+def _from_fields(cls: Any, d: Mapping, required: Sequence[str] = ()) -> Any:
+    """The record ``cls`` from the dictionary its ``to_dict`` wrote, read field by field from
+    the fields' types; a field without a default, or named in ``required``, must be present
+    (``KeyError``), any other takes its default when absent."""
+    hints = typing.get_type_hints(cls)
+    out: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name in d:
+            out[f.name] = _read(hints[f.name], d[f.name])
+        elif f.name in required or (f.default is MISSING and f.default_factory is MISSING):
+            raise KeyError(f.name)
+    return cls(**out)
+
+
+@dataclass(frozen=True)
+class ErrorSpan:
+    """A predicted error (:mod:`xlscore.estimator.spans`): ``text == translation[start:end]``,
+    ``severity`` ``"minor"`` or ``"major"``, ``probability`` the largest error probability of
+    its words."""
+
+    start: int
+    end: int
+    text: str
+    severity: str
+    probability: float
+
+    def to_dict(self) -> dict:
+        """Plain dictionary (for JSON)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> ErrorSpan:
+        """The span :meth:`to_dict` wrote."""
+        return _from_fields(cls, d)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the words of one pair show (:mod:`xlscore.metric.evidence`); each list comes with
+    the character spans of its items (``*_at``) in the source or translation as given.
+
+    Attributes:
+        unmatched_source: source content words (not function words) with no anchor, in
+            source order.
+        foreign_words: translation words counted as foreign.
+        numbers_missing, numbers_added: numbers of the source whose value the translation
+            lacks and the other way round, as written (each side read in its own language:
+            English ``1,250`` is Russian ``1 250``, English ``3.5`` Russian ``3,5``).
+    """
+
+    unmatched_source: tuple[str, ...] = ()
+    foreign_words: tuple[str, ...] = ()
+    numbers_missing: tuple[str, ...] = ()
+    numbers_added: tuple[str, ...] = ()
+    unmatched_source_at: tuple[Span, ...] = ()
+    foreign_words_at: tuple[Span, ...] = ()
+    numbers_missing_at: tuple[Span, ...] = ()
+    numbers_added_at: tuple[Span, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Evidence:
+        """The evidence :meth:`ScoreResult.to_dict` wrote at its top level."""
+        return _from_fields(cls, d)
 
 
 @dataclass(frozen=True)
@@ -31,7 +136,7 @@ class ScoreResult:
             Never below the floor, an empty translation's score (-4 with the default
             estimator, -1 for the paper's F1).
         estimate: the quality estimator's prediction (``None`` without an estimator).
-        adequacy: the part of ``estimate`` the estimator's alignment features and word head
+        adequacy: the part of ``estimate`` the estimator's word head and blended meaning head
             contribute (``estimate - adequacy`` is its sentence head's part; 0 for an
             estimator without them).
         similarity: the cross-lingual all-words BERTScore F1 of the multilingual encoder,
@@ -44,19 +149,17 @@ class ScoreResult:
             ``None``. ``estimate`` never depends on the other candidates.
         n_anchors, anchors: the anchor pairs, ``(english_word, russian_word)``.
         anchors_at: where they are, ``(source_start, source_end, translation_start,
-            translation_end)`` in the normalised texts.
+            translation_end)``.
         foreign: share of the translation's words that are not Russian (names and acronyms
             excepted).
         flags: ``untranslated``, ``wrong_language``, ``empty``, ``empty_source``.
-        evidence: word-level evidence (:class:`~xlscore.metric.evidence.Evidence`): source
+        evidence: word-level evidence (:class:`Evidence`): source
             content words with no counterpart, foreign words, numbers on one side only.
         error_spans: where the estimator's word head sees errors
-            (:class:`~xlscore.estimator.spans.ErrorSpan`: offsets into the translation as
-            given).
+            (:class:`ErrorSpan`).
         check_cost: what the rule checks took off ``score`` (the findings with ``counts``;
             ``None`` without an estimator whose score counts them).
-        findings: the rule checks' findings (:class:`~xlscore.finding.Finding`:
-            offsets into the source as normalised and the translation as given): every check's
+        findings: the rule checks' findings (:class:`~xlscore.finding.Finding`): every check's
             when the evidence is computed, else those of the checks the score counts when it
             counts any.
     """
@@ -93,36 +196,18 @@ class ScoreResult:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ScoreResult:
-        """The result :meth:`to_dict` wrote (other keys, such as ``segment``, are ignored);
-        a missing or malformed field raises ``KeyError``, ``TypeError`` or ``ValueError``."""
+        """The result :meth:`to_dict` wrote, read field by field from the fields' types (other
+        keys, such as ``segment``, are ignored). A field that may be ``None`` (not computed)
+        must be present, if only as ``None``; a missing or malformed field raises
+        ``KeyError``, ``TypeError`` or ``ValueError``."""
+        optional = [f.name for f in fields(cls) if f.default is None]
+        return _from_fields(cls, {**d, "evidence": d}, required=optional)
 
-        def opt(key: str) -> float | None:
-            return None if d.get(key) is None else float(d[key])
-
-        missing = [k for k in ("precision", "recall", "f1", "n_anchors") if k not in d]
-        if missing:  # present, if only as None (fields not computed)
-            raise KeyError(missing[0])
-        return cls(
-            score=float(d["score"]),
-            estimate=opt("estimate"),
-            adequacy=opt("adequacy"),
-            similarity=opt("similarity"),
-            precision=opt("precision"),
-            recall=opt("recall"),
-            f1=opt("f1"),
-            consensus=opt("consensus"),
-            n_anchors=None if d["n_anchors"] is None else int(d["n_anchors"]),
-            anchors=tuple((str(a), str(b)) for a, b in d["anchors"]),
-            anchors_at=tuple(
-                (int(a), int(b), int(c), int(e)) for a, b, c, e in d.get("anchors_at", ())
-            ),
-            foreign=float(d.get("foreign", 0.0)),
-            flags=tuple(str(f) for f in d.get("flags", ())),
-            evidence=Evidence.from_dict(d),
-            error_spans=tuple(ErrorSpan.from_dict(s) for s in d.get("error_spans", ())),
-            findings=tuple(Finding.from_dict(f) for f in d.get("findings", ())),
-            check_cost=opt("check_cost"),
-        )
+    @property
+    def is_empty(self) -> bool:
+        """Whether this is the result of an empty translation or source (scored at the
+        floor)."""
+        return not EMPTY_FLAGS.isdisjoint(self.flags)
 
 
 def _plain(v):
@@ -162,6 +247,55 @@ class RankedTranslation:
         return self.result.n_anchors
 
 
+def on_given_texts(
+    r: ScoreResult,
+    source: str,
+    translation: str,
+    seen: tuple[str, str] | None = None,
+) -> ScoreResult:
+    """``r``, made on the normalised texts, with every offset (anchors, evidence, findings,
+    error spans) moved into ``source`` and ``translation`` as given; the error spans' text
+    re-read from ``translation``. ``seen``: the two texts as normalised, when the caller has
+    them (:func:`~xlscore.text.words.normalize_text` of each, by default). Unchanged when
+    normalising changes neither text."""
+    seen_s, seen_t = seen or (normalize_text(source), normalize_text(translation))
+    if seen_s == source and seen_t == translation:
+        return r
+    on_s, on_t = offset_map(seen_s, source), offset_map(seen_t, translation)
+
+    def s(span: Span) -> Span:
+        return move_span(on_s, *span)
+
+    def t(span: Span) -> Span:
+        return move_span(on_t, *span)
+
+    ev = r.evidence
+    return replace(
+        r,
+        anchors_at=tuple((*s((a, b)), *t((c, d))) for a, b, c, d in r.anchors_at),
+        evidence=replace(
+            ev,
+            unmatched_source_at=tuple(map(s, ev.unmatched_source_at)),
+            foreign_words_at=tuple(map(t, ev.foreign_words_at)),
+            numbers_missing_at=tuple(map(s, ev.numbers_missing_at)),
+            numbers_added_at=tuple(map(t, ev.numbers_added_at)),
+        ),
+        findings=tuple(
+            replace(
+                f,
+                span=None if f.span is None else t(f.span),
+                source_span=None if f.source_span is None else s(f.source_span),
+            )
+            for f in r.findings
+        ),
+        error_spans=tuple(
+            ErrorSpan(a, b, translation[a:b], e.severity, e.probability)
+            for e in r.error_spans
+            for a, b in [t((e.start, e.end))]
+        ),
+    )
+
+
 def rank_order(results: Sequence[ScoreResult]) -> list[int]:
     """Indices of ``results`` best first: flagged results (untranslated, wrong language, empty)
     last, then by descending score; ties keep input order."""
@@ -170,11 +304,6 @@ def rank_order(results: Sequence[ScoreResult]) -> list[int]:
 
 #: a number or an array of them (the score arithmetic works on both)
 Values = TypeVar("Values", float, np.ndarray)
-
-
-def is_empty(r: ScoreResult) -> bool:
-    """Whether a result is that of an empty translation or source (scored at the floor)."""
-    return "empty" in r.flags or "empty_source" in r.flags
 
 
 def empty_cost(scores: Sequence[float], empty: Sequence[bool]) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from xlscore._version import __version__
 from xlscore.checking import Checking
@@ -25,7 +26,6 @@ from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
 from xlscore.fields import FIELDS, resolve_fields
 from xlscore.final_score import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
-from xlscore.metric.alignment import ProcrustesAligner
 from xlscore.metric.anchoring import Anchoring
 from xlscore.metric.corpus import (
     CHUNK_PAIRS,
@@ -36,19 +36,22 @@ from xlscore.metric.corpus import (
     segment_pairs,
 )
 from xlscore.metric.lexicon import Lexicon
-from xlscore.metric.mapping import ALIGNMENTS
 from xlscore.metric.pair_parts import unscored
-from xlscore.metric.paper import PaperScorer, checked_variant
+from xlscore.metric.paper import PaperScorer
+from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS, PaperSettings, Preset
 from xlscore.metric.similarity import Similarity
-from xlscore.metric.translators import WordTranslator, make_translator
-from xlscore.results import RankedTranslation, ScoreResult, rank_order
+from xlscore.metric.translators import make_translator
+from xlscore.results import RankedTranslation, ScoreResult, on_given_texts, rank_order
 from xlscore.signature import KEYS, signature_line
 
 __all__ = [
     "CHUNK_PAIRS",
     "CONSENSUS_MIN",
     "PAPER_CONSENSUS_WEIGHT",
+    "PRESETS",
+    "PaperSettings",
     "PreparedCorpus",
+    "Preset",
     "RankedTranslation",
     "ScoreResult",
     "XLScorer",
@@ -56,9 +59,6 @@ __all__ = [
     "rank_order",
     "score",
 ]
-
-OFFLINE_EN = "pack:minilm-en"
-OFFLINE_RU = "pack:e5-small"
 
 
 def _encoder(spec, layer, device, dtype) -> Encoder:
@@ -68,105 +68,82 @@ def _encoder(spec, layer, device, dtype) -> Encoder:
 
 
 def _encoders(
-    en_model, ru_model, multilingual, layer, device, dtype: str, alignment, *, paper: frozenset
+    paper: PaperSettings, device, dtype: str, *, fields: frozenset
 ) -> tuple[Encoder | Callable[[], Encoder], Encoder]:
-    """The English and Russian encoders of :class:`XLScorer`'s arguments (one for both sides
-    with ``multilingual``); the offline default's English encoder serves the paper's columns
+    """The English and Russian encoders of the paper's settings (one for both sides with
+    ``multilingual``); the offline default's English encoder serves the paper's columns
     alone, so without ``"paper"`` among the fields it loads on first use, not here."""
-    if multilingual is not None:
-        if en_model is not None or ru_model is not None:
-            raise XLScoreError("give either multilingual= or en_model=/ru_model=, not both")
-        if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
-            raise XLScoreError("a single multilingual encoder takes no alignment")
-    en_layer, ru_layer = layer if isinstance(layer, tuple) else (layer, layer)
-    if multilingual is not None:
-        both = _encoder(multilingual, en_layer, device, dtype)
-        other = ru_layer != en_layer and ru_layer is not None
-        return both, both.with_layer(ru_layer) if other else both
-    english = (en_model or OFFLINE_EN, en_layer, device, dtype)
-    lazy = en_model in (None, OFFLINE_EN) and "paper" not in paper
+    en_layer, ru_layer = paper.layers
+    if paper.multilingual is not None:
+        both = _encoder(paper.multilingual, en_layer, device, dtype)
+        if ru_layer is not None and ru_layer != en_layer:
+            return both, both.with_layer(ru_layer)
+        return both, both
+    english = (paper.en_model or OFFLINE_EN, en_layer, device, dtype)
+    lazy = paper.en_model in (None, OFFLINE_EN) and "paper" not in fields
     en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
-    return en, _encoder(ru_model or OFFLINE_RU, ru_layer, device, dtype)
+    return en, _encoder(paper.ru_model or OFFLINE_RU, ru_layer, device, dtype)
+
+
+#: the scorer's own settings beside the paper's record
+_OWN = ("estimator", "consensus", "fields", "device", "dtype")
 
 
 class XLScorer:
     """Reference-free scorer of English->Russian translations.
 
-    ``XLScorer.offline()`` uses the offline packs (``pack:minilm-en``, ``pack:e5-small``);
-    ``XLScorer(en_model=..., ru_model=...)`` any two encoders (the paper: ``bert-base-cased``
-    and ``DeepPavlov/rubert-base-cased``), names or :class:`Encoder` objects;
-    ``XLScorer(multilingual=...)`` one encoder for both sides, with no map.
+    ``XLScorer()`` (or ``XLScorer.offline()``) is the offline default: the shipped estimator,
+    with the offline packs (``pack:minilm-en``, ``pack:e5-small``) for the paper's columns.
+    ``XLScorer(PaperSettings(en_model=..., ru_model=...))`` reads the paper's columns with
+    any two encoders (the paper: ``bert-base-cased`` and ``DeepPavlov/rubert-base-cased``),
+    ``PaperSettings(multilingual=...)`` with one encoder for both sides and no map.
+    :meth:`preset` and :meth:`offline` take the settings by name.
 
     Args:
-        layer: an int for both encoders or a pair ``(en, ru)``; default each pack's layer.
-        lexicon: ``None`` (Müller's dictionary where installed, else English words only),
-            ``"mueller7"``, ``"english-words"``, a ``ru<TAB>en`` file or a :class:`Lexicon`.
-        translator: ``None`` (the dictionary when the lexicon has word pairs, else
-            ``"alignment"``), ``"dictionary"``, ``"alignment"``, ``"google"`` or an object.
-        alignment: ``"corpus"`` (the dictionary map refined on the texts scored),
-            ``"dictionary"``, a saved map's path or a :class:`ProcrustesAligner`.
-        variant: ``"anchors"`` or ``"all"`` words in the paper's BERTScore.
+        paper: the paper's settings (:class:`~xlscore.metric.settings.PaperSettings`:
+            encoders, layer, lexicon, translator, alignment, variant, idf, rescaling);
+            ``None``: the offline default's.
         estimator: ``"default"`` (the shipped one), a shipped name, a ``.safetensors`` path or
             a :class:`QualityEstimator` whose prediction is ``score``; ``None``: the paper's F1.
-        dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
-            loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
         consensus: blend each candidate's agreement with the others of its source into
             ``score`` when three or more are scored together (:mod:`xlscore.metric.consensus`;
             the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
             score's); ``False``: every score is the translation's own.
-        idf, rescale, baseline, align_center, align_normalize: the paper's BERTScore options
-            (:class:`~xlscore.metric.paper.PaperScorer`).
         fields: the parts of each result to compute (:mod:`xlscore.fields`; ``None``: all).
             Without ``"paper"`` the English encoder, the map and BERTScore are skipped (the
             score is the same); :meth:`prepare` computes everything whatever this says.
+        device: where the models run (``None``: the GPU when there is one, else the CPU).
+        dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
+            loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
     """
 
     def __init__(
         self,
-        en_model: str | os.PathLike | Encoder | None = None,
-        ru_model: str | os.PathLike | Encoder | None = None,
+        paper: PaperSettings | None = None,
         *,
-        multilingual: str | os.PathLike | Encoder | None = None,
-        layer: int | tuple[int | None, int | None] | None = None,
-        lexicon: str | os.PathLike | Lexicon | None = None,
-        translator: str | WordTranslator | None = None,
-        alignment: str | os.PathLike | ProcrustesAligner = "corpus",
-        variant: str = "anchors",
-        consensus: bool = True,
-        idf: bool = False,
-        rescale: bool = False,
-        baseline: tuple[float, float, float] | None = None,
-        device: str | None = None,
-        align_center: bool = False,
-        align_normalize: bool = True,
         estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
-        dtype: str = "auto",
+        consensus: bool = True,
         fields: str | Iterable[str] | None = None,
+        device: str | None = None,
+        dtype: str = "auto",
     ) -> None:
-        # the settings are checked before any model loads
-        checked_variant(variant, "anchors")
+        # the settings are checked before any model loads (the record, where it was made)
+        paper = PaperSettings() if paper is None else paper
+        if not isinstance(paper, PaperSettings):
+            raise TypeError(
+                "paper must be a PaperSettings record; XLScorer.offline(...) and "
+                "XLScorer.preset(...) take the settings by name"
+            )
         chosen = resolve_fields(fields, estimator=estimator is not None)
-        en, ru = _encoders(
-            en_model, ru_model, multilingual, layer, device, dtype, alignment, paper=chosen
-        )
+        en, ru = _encoders(paper, device, dtype, fields=chosen)
         if estimator is not None and not isinstance(estimator, QualityEstimator):
             estimator = QualityEstimator.load(estimator, device=device, dtype=dtype)
-        lexicon = Lexicon.load(lexicon)
+        lexicon = Lexicon.load(paper.lexicon)
         self.similarity = Similarity(ru)
-        self.anchoring = Anchoring(lexicon, make_translator(translator, lexicon), self.similarity)
-        self.paper = PaperScorer(
-            en,
-            ru,
-            multilingual=multilingual is not None,
-            anchoring=self.anchoring,
-            alignment=alignment,
-            variant=variant,
-            idf=idf,
-            rescale=rescale,
-            baseline=baseline,
-            align_center=align_center,
-            align_normalize=align_normalize,
+        self.anchoring = Anchoring(
+            lexicon, make_translator(paper.translator, lexicon), self.similarity
         )
+        self.paper = PaperScorer(en, ru, anchoring=self.anchoring, settings=paper)
         self.final = FinalScore(
             estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
@@ -182,9 +159,31 @@ class XLScorer:
         gc.freeze()
 
     @classmethod
-    def offline(cls, **kwargs) -> XLScorer:
-        """The offline default: English ``pack:minilm-en`` + Russian ``pack:e5-small``."""
-        return cls(en_model=OFFLINE_EN, ru_model=OFFLINE_RU, **kwargs)
+    def preset(cls, name: str = "offline", **settings) -> XLScorer:
+        """A preset (:data:`PRESETS`: ``offline``, ``paper``, ``multilingual``) with any
+        setting changed by name: the paper's (:class:`PaperSettings`' fields) or the
+        scorer's own (``estimator``, ``consensus``, ``fields``, ``device``, ``dtype``). Giving
+        ``multilingual`` replaces the preset's two encoders, and ``en_model``/``ru_model`` its
+        multilingual one."""
+        if name not in PRESETS:
+            raise XLScoreError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
+        own, rest = PaperSettings.split(settings)
+        unknown = sorted(set(rest) - set(_OWN))
+        if unknown:
+            raise TypeError(f"XLScorer has no setting {unknown[0]!r}")
+        base = PRESETS[name]
+        if "multilingual" in own:
+            own = {"en_model": None, "ru_model": None, **own}
+        elif "en_model" in own or "ru_model" in own:
+            own = {"multilingual": None, **own}
+        rest = {"estimator": base.estimator, "consensus": base.consensus, **rest}
+        return cls(replace(base.paper, **own), **rest)
+
+    @classmethod
+    def offline(cls, **settings) -> XLScorer:
+        """The offline default (``pack:minilm-en`` + ``pack:e5-small`` and the shipped
+        estimator), any setting changed by name (:meth:`preset`)."""
+        return cls.preset("offline", **settings)
 
     @property
     def en(self) -> Encoder:
@@ -323,6 +322,11 @@ class XLScorer:
                 told,
                 _naming(a, names),
             )
+            # the components' offsets are into the normalised texts: moved here, once
+            results = [
+                on_given_texts(r, s, t, seen)
+                for r, s, t, seen in zip(results, src, mt, zip(*corpus.texts()))
+            ]
             for i in range(max(a, start), b):
                 k = (i - a) * n
                 yield i, dict(zip(names, results[k : k + n]))
@@ -374,16 +378,16 @@ def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int],
 
 def score(sources: Sequence[str], translations: Sequence[str], **settings) -> list[ScoreResult]:
     """Score each translation against its source in one call: a new
-    ``XLScorer(**settings)`` (the offline default unless ``settings`` say otherwise).
+    ``XLScorer.offline(**settings)`` (the offline default unless ``settings`` say otherwise).
     For several calls build one :class:`XLScorer` and call its :meth:`~XLScorer.score`: the
     models then load once.
 
     Args:
         sources: English sources.
         translations: their Russian translations, one per source.
-        settings: :class:`XLScorer` keyword arguments.
+        settings: settings by name (:meth:`XLScorer.preset`).
 
     Returns:
         One :class:`ScoreResult` per pair, in order.
     """
-    return XLScorer(**settings).score(sources, translations)
+    return XLScorer.offline(**settings).score(sources, translations)

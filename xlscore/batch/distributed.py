@@ -172,7 +172,7 @@ def score_dataset(
         inputs: Parquet, JSON-lines or TSV files, or folders of them.
         output: the folder of part files; another job's output there is an error unless
             ``overwrite``.
-        scorer: :class:`~xlscore.XLScorer` keyword arguments as names and paths (default:
+        scorer: settings by name (:meth:`xlscore.XLScorer.offline`), as names and paths (default:
             the offline default scorer); every worker builds the same scorer.
         columns: which input columns hold the id, engine, source and translation.
         workers: actors in the pool.
@@ -201,7 +201,7 @@ def score_dataset(
     files = discover(inputs)
     units = plan_units(files, columns, rows_per_file)
     total = sum(u.rows for u in units)
-    driver = XLScorer(**config)  # checks the settings, and fits or loads the map
+    driver = XLScorer.offline(**config)  # checks the settings, and fits or loads the map
     settings = {
         "scorer": config,
         "columns": vars(columns),

@@ -54,7 +54,6 @@ __all__ = [
     "counted",
     "find_mismatches",
     "name_matches",
-    "reliable_findings",
     "transliterate",
 ]
 
@@ -119,8 +118,3 @@ def counted(findings: Sequence[Finding]) -> int:
     a negation of the source missing from the translation; not the restricted "negation
     added" rule, nor names). What an estimator's ``check_weight`` subtracts, per finding."""
     return sum(1 for f in findings if (c := REGISTRY.get(f.check)) and c.counts and c.counts(f))
-
-
-def reliable_findings(source: str, translation: str) -> int:
-    """:func:`counted` of the findings of one pair's :data:`COUNTED` checks."""
-    return counted(find_mismatches(source, translation, COUNTED))

@@ -68,6 +68,7 @@ def _score_to(
             out.flush()
         scores = {e: [r.score for r in done[e]] for e in names}
         costs = {e: [r.check_cost for r in done[e]] for e in names}
+        empty = {e: [r.empty for r in done[e]] for e in names}
         bar = PairProgress(len(sources), len(names), args.quiet, start)
         for i, by in scorer.iter_score(
             sources, engines, chunk_size=args.chunk_size, start=start, on_pairs=bar.advance
@@ -76,6 +77,7 @@ def _score_to(
                 writer.row(i + 1, name, by[name])
                 scores[name].append(writer.written(by[name].score))
                 costs[name].append(writer.written(by[name].check_cost or 0.0))
+                empty[name].append(by[name].is_empty)
             bar.finished(i)
             if i % 10 == 9:  # finished segments reach the file soon (a killed run keeps them)
                 out.flush()
@@ -83,13 +85,12 @@ def _score_to(
         signature = scorer.signature()
         for name in names:
             vals = scores[name]
-            empty = [not (s.strip() and t.strip()) for s, t in zip(sources, engines[name])]
             writer.summary(
                 name,
                 sum(vals) / len(vals) if vals else float("nan"),
                 len(vals),
                 signature,
-                Empties(sum(empty), empty_cost(vals, empty) if vals else 0.0),
+                Empties(sum(empty[name]), empty_cost(vals, empty[name]) if vals else 0.0),
                 Checked.of(costs[name]),
             )
         out.flush()

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from xlscore.encoders.arithmetic import DTYPES
 from xlscore.errors import XLScoreError
+from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS
 from xlscore.metric.translators import TRANSLATORS
 
 
@@ -64,19 +65,6 @@ def add_fields_option(p: argparse.ArgumentParser, default: str) -> None:
 
 
 EXIT_USAGE = 2
-
-
-PRESETS: dict[str, dict[str, str | bool | None]] = {
-    "offline": {"en_model": "pack:minilm-en", "ru_model": "pack:e5-small", "estimator": "default"},
-    "paper": {
-        "en_model": "bert-base-cased",
-        "ru_model": "DeepPavlov/rubert-base-cased",
-        "translator": "google",
-        "estimator": None,
-        "consensus": False,
-    },
-    "multilingual": {"multilingual": "pack:e5-small", "estimator": None, "consensus": False},
-}
 
 
 # ---------------------------------------------------------------------- options
@@ -204,16 +192,17 @@ def parse_layer(value: str | None):
 
 
 def scorer_options(args: argparse.Namespace) -> dict:
-    """The :class:`~xlscore.XLScorer` keyword arguments the command-line options give."""
-    cfg = dict(PRESETS[args.preset])
-    if args.multilingual and (args.en_model or args.ru_model):
-        raise XLScoreError("give either --multilingual or --en-model/--ru-model, not both")
+    """The settings by name (:meth:`xlscore.XLScorer.offline`) the command-line options give:
+    the preset's (:data:`~xlscore.metric.settings.PRESETS`), changed by the options. They are
+    checked where the settings' record is made (:class:`~xlscore.PaperSettings`)."""
+    cfg = PRESETS[args.preset].settings()
     if args.multilingual:
         cfg = {"multilingual": args.multilingual, "estimator": cfg["estimator"]}
     if args.en_model or args.ru_model:
-        cfg.pop("multilingual", None)
-        cfg.setdefault("en_model", PRESETS["offline"]["en_model"])
-        cfg.setdefault("ru_model", PRESETS["offline"]["ru_model"])
+        if not args.multilingual:
+            cfg.pop("multilingual", None)
+            cfg.setdefault("en_model", OFFLINE_EN)
+            cfg.setdefault("ru_model", OFFLINE_RU)
         if args.en_model:
             cfg["en_model"] = args.en_model
         if args.ru_model:
@@ -225,8 +214,6 @@ def scorer_options(args: argparse.Namespace) -> dict:
     if args.consensus is not None:
         cfg["consensus"] = args.consensus
     if args.alignment:
-        if "multilingual" in cfg:
-            raise XLScoreError("--alignment does not apply to a single multilingual encoder")
         cfg["alignment"] = args.alignment
     return {
         **cfg,
@@ -245,7 +232,7 @@ def build_scorer(args: argparse.Namespace):
     """An :class:`~xlscore.XLScorer` from the command-line options."""
     from xlscore.scorer import XLScorer
 
-    return XLScorer(**scorer_options(args))
+    return XLScorer.offline(**scorer_options(args))
 
 
 def load_scorer(args: argparse.Namespace):

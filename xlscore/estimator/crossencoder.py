@@ -4,15 +4,9 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
 * **Sentence head.** The mean of the last layer's token states goes through a linear layer
   (the estimator of issue 13, unchanged when the options below are off), or with
   ``head_hidden`` through a small feed-forward network (one tanh layer of that width).
-* **Alignment features** (``align``): within the same forward pass, each translation piece's
-  best cosine similarity to a source piece and each source piece's best similarity to a
-  translation piece (BERTScore's greedy matching, over the cross-encoder's own last-layer
-  states), summed up as precision, recall, F1 and the worst-matched piece on each side. A
-  changed number, a dropped clause or an added phrase leaves pieces with no good counterpart,
-  which a pooled sentence vector hardly shows.
-* **Word head** (``words``): each translation piece's state (and its best similarity to the
-  source, and with ``evidence`` two flags of the word it belongs to: it has a Latin letter, it
-  occurs verbatim in the source — :data:`EVIDENCE`) gives the probabilities of three classes,
+* **Word head** (``words``): each translation piece's state (with ``evidence``, and two flags
+  of the word it belongs to: it has a Latin letter, it occurs verbatim in the source —
+  :data:`EVIDENCE`) gives the probabilities of three classes,
   no error / minor / major (:data:`WORD_CLASSES`). The expected number of erroneous pieces and the
   largest error probability feed the score too (read without gradient, so that the word head
   is trained only by word labels and its spans stay what it believes).
@@ -21,13 +15,10 @@ sentence head, and (optionally) what ties the score to the meaning of the words.
   shape, trained only by the corruption margins (a real translation above its synthetic
   corruption), so that those constraints need not bend the sentence head that real MT trains.
   It enters the score as ``meaning_blend`` x its output; the blend is 0 while training and set
-  afterwards to a weight chosen on validation data. With ``meaning_detect`` it is a corruption
-  detector instead, trained by a logistic loss, and its output is log P(no meaning error): at
-  most 0, near 0 for a translation it sees nothing wrong in, so that its blend moves the
-  scores of different sources alike unless it finds an error.
+  afterwards to a weight chosen on validation data.
 
-The features enter the score through one small linear layer (``adequacy``, zero at
-initialisation), so ``score = base + adequacy``, where ``adequacy`` also holds the blended
+The word head's two summaries enter the score through one small linear layer (``adequacy``,
+zero at initialisation), so ``score = base + adequacy``, where ``adequacy`` also holds the blended
 meaning head: both parts are reported, and the meaning head's raw output beside them.
 """
 
@@ -38,8 +29,6 @@ from dataclasses import dataclass
 
 import torch
 
-#: per-pair features from the pass's similarity matrix (see :func:`alignment_features`)
-ALIGN_FEATURES = ("precision", "recall", "f1", "worst_translation_piece", "worst_source_piece")
 #: per-pair features from the word head
 WORD_FEATURES = ("expected_error_pieces", "largest_error_probability")
 #: the word head's classes, in the order of its outputs
@@ -173,75 +162,39 @@ def word_evidence(
     return tuple(max(by_char[a:b]) if a < b else 0 for a, b in offsets)
 
 
-def alignment_features(
-    hidden: torch.Tensor, side: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Greedy-matching statistics of each pair in a batch: ``[B, 5]`` features in the order
-    of :data:`ALIGN_FEATURES`, and ``[B, T]`` each translation piece's best cosine similarity
-    to a source piece (0 elsewhere). ``hidden``: ``[B, T, d]`` token states; ``side``:
-    ``[B, T]`` (:data:`SOURCE`, :data:`TRANSLATION`, else ignored). Float32."""
-    h = torch.nn.functional.normalize(hidden.float(), dim=-1)
-    src, tgt = side == SOURCE, side == TRANSLATION
-    sim = h @ h.transpose(1, 2)
-    to_src = sim.masked_fill(~src[:, None, :], -1.0).amax(-1)  # best source match
-    to_tgt = sim.masked_fill(~tgt[:, None, :], -1.0).amax(-1)  # best translation match
-    n_t, n_s = tgt.sum(1).clamp(min=1), src.sum(1).clamp(min=1)
-    p = (to_src * tgt).sum(1) / n_t
-    r = (to_tgt * src).sum(1) / n_s
-    f = 2 * p * r / (p + r).clamp(min=1e-6)
-    worst_t = to_src.masked_fill(~tgt, 1.0).amin(1)
-    worst_s = to_tgt.masked_fill(~src, 1.0).amin(1)
-    both = (tgt.any(1) & src.any(1)).float()
-    feats = torch.stack([p, r, f, worst_t, worst_s], -1) * both[:, None]
-    return feats, to_src * tgt
-
-
 class CrossEncoder(torch.nn.Module):
     """Encoder + mean pooling + a linear (or ``head_hidden``-wide tanh) head, and optionally
-    the alignment features and the word head (module docstring). ``forward(ids, mask, side)``
+    the word head and the meaning head (module docstring). ``forward(ids, mask, side)``
     gives one score per row, or ``(scores, word logits)`` when the word head is on
     (``parts=True``: also ``[B, 3]``, the base and adequacy parts of each score and the
     meaning head's raw output, 0 without one)."""
-
-    align_mean: torch.Tensor  # buffers, registered with the alignment features
-    align_std: torch.Tensor
 
     def __init__(
         self,
         encoder: torch.nn.Module,
         *,
-        align: bool = False,
         words: bool = False,
         head_hidden: int = 0,
         evidence: bool = False,
         meaning: bool = False,
-        meaning_detect: bool = False,
     ) -> None:
         super().__init__()
         self.encoder = encoder
         # torch types a Module's other attributes as Tensor | Module: ``config`` is transformers'
         hidden = int(encoder.config.hidden_size)  # type: ignore[union-attr, arg-type]
-        self.use_align, self.use_words = align, words
+        self.use_words = words
         self.use_evidence = evidence and words
         self.use_meaning = meaning
-        # the meaning head as a corruption detector: its output is log P(no meaning error)
-        self.meaning_detect = meaning and meaning_detect
         self.dropout = torch.nn.Dropout(0.1)
         self.head = _sentence_head(hidden, head_hidden)
         if meaning:
             self.meaning = _sentence_head(hidden, head_hidden)
         # weight of the meaning head in the score (0 while training; see the module docstring)
         self.meaning_blend = 0.0
-        n = len(ALIGN_FEATURES) * align + len(WORD_FEATURES) * words
-        if align:
-            # standardisation of the features, measured on training pairs before training
-            self.register_buffer("align_mean", torch.zeros(len(ALIGN_FEATURES)))
-            self.register_buffer("align_std", torch.ones(len(ALIGN_FEATURES)))
         if words:
-            extra = int(align) + len(EVIDENCE) * self.use_evidence
+            extra = len(EVIDENCE) * self.use_evidence
             self.word = torch.nn.Linear(hidden + extra, len(WORD_CLASSES))
-        if n:
-            self.adequacy = torch.nn.Linear(n, 1)
+            self.adequacy = torch.nn.Linear(len(WORD_FEATURES), 1)
         self.reset_head(0)
         # the encoder's states are fixed (the heads learn on a fitted model's states): it stays
         # in evaluation mode and keeps no gradient (see :meth:`train`)
@@ -257,7 +210,7 @@ class CrossEncoder(torch.nn.Module):
     @property
     def extended(self) -> bool:
         """Whether the model has more than the sentence head."""
-        return self.use_align or self.use_words or self.use_meaning
+        return self.use_words or self.use_meaning
 
     def head_modules(self) -> torch.nn.ModuleList:
         """The layers trained from scratch (they get the head's learning rate)."""
@@ -287,33 +240,18 @@ class CrossEncoder(torch.nn.Module):
                 if isinstance(layer, torch.nn.Linear):
                     layer.weight.copy_(torch.randn(layer.weight.shape, generator=g) * 0.02)
                     layer.bias.zero_()
-            if self.use_align or self.use_words:
+            if self.use_words:
                 self.adequacy.weight.zero_()
                 self.adequacy.bias.zero_()
-
-    def features(
-        self, hidden: torch.Tensor, side: torch.Tensor
-    ) -> tuple[torch.Tensor | None, torch.Tensor | None]:
-        """Raw alignment features ``[B, 5]`` and the translation pieces' best similarity
-        ``[B, T]`` (``None, None`` without the alignment features)."""
-        if not self.use_align:
-            return None, None
-        return alignment_features(hidden, side)
 
     def _feature_inputs(
         self, h: torch.Tensor, side: torch.Tensor, evidence: torch.Tensor | None
     ) -> tuple[list[torch.Tensor], torch.Tensor | None]:
-        """The ``adequacy`` layer's inputs (standardised alignment features, the word head's
-        two summaries) and the word logits (``None`` without a word head)."""
-        feats, best = self.features(h, side)
+        """The ``adequacy`` layer's inputs (the word head's two summaries) and the word logits
+        (``None`` without a word head)."""
         inputs, word_logits = [], None
-        if feats is not None:
-            inputs.append((feats - self.align_mean) / self.align_std)
         if self.use_words:
             x = h
-            if best is not None:
-                z = (best - self.align_mean[0]) / self.align_std[0]
-                x = torch.cat([h, z.unsqueeze(-1)], -1)
             if self.use_evidence:
                 if evidence is None:
                     raise ValueError("this cross-encoder needs the word evidence flags")
@@ -346,7 +284,7 @@ class CrossEncoder(torch.nn.Module):
                 return base
             inputs: list[torch.Tensor] = []
             word_logits = None
-            if self.use_align or self.use_words:
+            if self.use_words:
                 if side is None:
                     raise ValueError("this cross-encoder needs the side of each piece")
                 inputs, word_logits = self._feature_inputs(h, side, evidence)
@@ -358,23 +296,8 @@ class CrossEncoder(torch.nn.Module):
             meaning = torch.zeros_like(base)
             if self.use_meaning:
                 meaning = self.meaning(self.dropout(pooled)).squeeze(-1)
-                if self.meaning_detect:
-                    meaning = torch.nn.functional.logsigmoid(meaning)
                 adequacy = adequacy + self.meaning_blend * meaning
             score = base + adequacy
             if not parts:
                 return score, word_logits
             return score, word_logits, torch.stack([base, adequacy, meaning], -1)
-
-    @torch.no_grad()
-    def calibrate(self, batches) -> None:
-        """Set the features' standardisation from ``batches`` of ``(ids, mask, side, ...)``."""
-        if not self.use_align:
-            return
-        rows = []
-        for ids, mask, side, *_ in batches:
-            hidden = self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
-            rows.append(alignment_features(hidden, side)[0])
-        x = torch.cat(rows)
-        self.align_mean.copy_(x.mean(0))
-        self.align_std.copy_(x.std(0).clamp(min=1e-4) if len(x) > 1 else torch.ones_like(x[0]))

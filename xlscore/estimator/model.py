@@ -6,9 +6,8 @@ a linear head gives one number: the predicted quality on the normal-score scale 
 training data (:func:`xlscore.training.loop.normal_scores`; 0 is a median translation of the
 training sets, +0.5 or so one with no error found, -2 one among the worst 2%). Only rank
 statistics were tuned, so read the value as an ordering, not as an MQM penalty. A recipe with
-``features`` and a word head (``word_weight`` > 0) adds what the same pass says about the
-meaning of the words: greedy-matching statistics between the source's and the translation's
-pieces and a word-level error head (:mod:`xlscore.estimator.crossencoder`), whose spans
+a word head (``word_weight`` > 0) adds what the same pass says about the words: a word-level
+error head (:mod:`xlscore.estimator.crossencoder`), whose spans
 :meth:`QualityEstimator.estimate` returns (:mod:`xlscore.estimator.spans`).
 
 The trained file holds only what the fine-tune changed (:mod:`xlscore.estimator.delta`: low-rank
@@ -20,7 +19,7 @@ cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
 (:meth:`xlscore.final_score.FinalScore.apply_estimator`) — the shipped default gives it no weight,
 since it ranks the literal rendering of strong engines first (docs/estimator.md).
 A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
-machine output (:func:`xlscore.checks.reliable_findings`: numbers, a dropped
+machine output (:func:`xlscore.checks.counted`: numbers, a dropped
 negation).
 
 ``QualityEstimator`` follows scikit-learn's habits: ``fit`` (judged data sets), ``predict``

@@ -67,12 +67,10 @@ class EstimatorNetwork:
         self.model = (
             CrossEncoder(
                 encoder,
-                align=self.recipe.features,
                 words=self.recipe.word_weight > 0,
                 head_hidden=self.recipe.head_hidden,
                 evidence=self.recipe.word_evidence,
                 meaning=self.recipe.meaning_weight > 0,
-                meaning_detect=self.recipe.meaning_loss == "detect",
             )
             .to(self.device)
             .eval()

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 class Estimate:
     """What the estimator says of one translation: ``score`` (as :meth:`QualityEstimator.predict`
     gives it) and its two parts, ``base`` (the sentence head) and ``adequacy`` (what the
-    alignment features, the word head and the blended meaning head add; 0 for an estimator
+    word head and the blended meaning head add; 0 for an estimator
     without them), the predicted ``error_spans`` and each word's error probabilities ``words``
     (character offsets into the translation as given; empty for an estimator without a word
     head), and ``meaning``, the meaning head's raw output before its blend (0 without one)."""

@@ -26,10 +26,7 @@ class Recipe:
     synthetic_margin: float = 0.5
     synthetic_kinds: str = ""
     meaning_weight: float = 0.0
-    meaning_loss: str = "margin"
     da_gap: float = 25.0
-    per_word: bool = False
-    features: bool = True
     word_weight: float = 1.0
     span_threshold: float = 0.5
     max_length: int = 256
@@ -75,10 +72,6 @@ class Recipe:
                 + ")",
             ),
             (0 <= self.synthetic <= 1, "synthetic is a share of the translations"),
-            (
-                self.meaning_loss in MEANING_LOSSES,
-                f"meaning_loss must be one of {', '.join(MEANING_LOSSES)}",
-            ),
             (self.max_length >= 16, "max_length must be at least 16"),
             (self.freeze_layers >= 0, "freeze_layers must not be negative"),
             (0 < self.layer_decay <= 1, "layer_decay is a factor per layer in (0, 1]"),
@@ -99,10 +92,6 @@ class Recipe:
             (
                 not self.heads_only or self.word_weight > 0 or self.meaning_weight > 0,
                 "heads_only trains the word and meaning heads: give one of them a weight",
-            ),
-            (
-                not (self.heads_only and self.features),
-                "heads_only keeps the score the fitted model's: no alignment features",
             ),
         ]
         for ok, message in checks:
@@ -133,16 +122,13 @@ class Recipe:
 
 
 #: the settings added after the first recipe, at the values that reproduce files written
-#: before them (no corruptions' margin, alignment features or word head; every layer trained,
+#: before them (no corruptions' margin or word head; every layer trained,
 #: a linear head, direct assessment in the ranking loss only)
 LEGACY = {
     "synthetic_margin": 1.0,
     "meaning_weight": 0.0,
-    "meaning_loss": "margin",
     "synthetic_kinds": "",
     "da_gap": 25.0,
-    "per_word": False,
-    "features": False,
     "word_weight": 0.0,
     "span_threshold": 0.5,
     "freeze_layers": 0,
@@ -161,7 +147,12 @@ LEGACY = {
 
 #: settings of refused experiments, gone from the recipe, at the value that meant "not used"
 #: (files written before their removal store them)
-RETIRED = {"layer_pick": ""}
+RETIRED = {
+    "layer_pick": "",
+    "per_word": False,
+    "meaning_loss": "margin",
+    "features": False,
+}
 
 
 #: how human scores become training targets: ``normal``, the normal scores of each set
@@ -176,16 +167,6 @@ TARGETS = ("normal", "z", "raw")
 #: ``length``, every translation on its own, shuffled and bucketed by length (the plain
 #: recipe, which has no loss within a source)
 BATCHING = ("source", "length")
-
-
-#: how the meaning head learns from the corruptions: ``margin``, each corruption below the
-#: translation it was made from (an unbounded output that orders translations of one source
-#: only); ``anchored``, the same margins with the real translations' outputs pulled to 0 (a
-#: squared penalty), so that the output is about 0 unless the head sees an error and the scores
-#: of different sources stay comparable; ``detect``, a corruption detector (logistic loss: a
-#: corruption is wrong, the translation it was made from is not), whose output is log P(no
-#: meaning error), at most 0
-MEANING_LOSSES = ("margin", "anchored", "detect")
 
 
 #: the corruption kinds a recipe may name, in the order of
@@ -221,7 +202,6 @@ PLAIN = Recipe(
     rank_weight=0.0,
     synthetic=0.0,
     synthetic_weight=0.0,
-    features=False,
     word_weight=0.0,
     max_length=160,
     freeze_layers=4,

@@ -28,7 +28,8 @@ import numpy as np
 import regex
 
 from xlscore.errors import ModelError
-from xlscore.estimator.spans import ErrorSpan, WordError
+from xlscore.estimator.spans import WordError
+from xlscore.results import ErrorSpan
 from xlscore.text.words import Word, split_words
 
 #: the facts read for each word, in the order of :attr:`SpanTagger.weights`

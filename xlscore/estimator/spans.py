@@ -17,39 +17,13 @@ and character-level precision, recall and F1 of the marked characters.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from xlscore.results import ErrorSpan
 from xlscore.text.words import move_span, offset_map, split_words
-
-
-@dataclass(frozen=True)
-class ErrorSpan:
-    """A predicted error: ``text == translation[start:end]``, ``severity`` ``"minor"`` or
-    ``"major"``, ``probability`` the largest error probability of its pieces."""
-
-    start: int
-    end: int
-    text: str
-    severity: str
-    probability: float
-
-    def to_dict(self) -> dict:
-        """Plain dictionary (for JSON)."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: Mapping) -> ErrorSpan:
-        """The span :meth:`to_dict` wrote."""
-        return cls(
-            int(d["start"]),
-            int(d["end"]),
-            str(d["text"]),
-            str(d["severity"]),
-            float(d["probability"]),
-        )
 
 
 @dataclass(frozen=True)

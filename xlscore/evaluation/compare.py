@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 from xlscore.errors import InputError
 from xlscore.evaluation.agreement import bootstrap_mean_difference
-from xlscore.results import ScoreResult, empty_cost, is_empty
+from xlscore.results import ScoreResult, empty_cost
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def compare_engines(
             columns[n], [0.0] * len(segments), n_boot=n_boot, seed=seed
         )
         ranks = [seg.ranks[n] for seg in segments]
-        empty = [is_empty(r[n]) for r in results]
+        empty = [r[n].is_empty for r in results]
         table.append(
             EngineSummary(
                 n,

@@ -14,7 +14,7 @@ import io
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from xlscore.errors import InputError
@@ -122,6 +122,33 @@ def _check_blank(
             )
 
 
+def json_object(line: str) -> dict:
+    """One line of a JSON-lines file as its object; ``ValueError`` saying what is wrong
+    (every reader of JSON lines words its errors so)."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"invalid JSON: {err.msg}") from None
+    if not isinstance(row, dict):
+        raise ValueError("a JSON line must be an object")
+    return row
+
+
+def json_lines(path: str | Path, *, skip_blank: bool = False) -> Iterator[tuple[int, dict]]:
+    """The objects of a JSON-lines file with their 1-based line numbers, read strictly as
+    UTF-8 (:func:`decode_lines`); a line that is not a JSON object, or blank unless
+    ``skip_blank``, raises :class:`InputError` naming the file and line."""
+    for n, line in enumerate(decode_lines(read_bytes(path), path), start=1):
+        if not line.strip():
+            if skip_blank:
+                continue
+            raise InputError("empty line in a JSON-lines file", path=path, line=n)
+        try:
+            yield n, json_object(line)
+        except ValueError as err:
+            raise InputError(str(err), path=path, line=n) from None
+
+
 def read_lines(path: str | Path, *, allow_empty: bool = False) -> list[str]:
     """Segments of a plain text file, one per line (``-`` reads standard input)."""
     lines = decode_lines(read_bytes(path), path)
@@ -136,19 +163,10 @@ def read_columns(
 
     The format follows the file name: ``.jsonl``/``.json`` is JSON lines, anything else TSV.
     """
-    lines = decode_lines(read_bytes(path), path)
     is_json = str(path).endswith((".jsonl", ".json"))
     out: dict[str, list[str]] = {c: [] for c in columns}
     if is_json:
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                raise InputError("empty line in a JSON-lines file", path=path, line=n)
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"invalid JSON: {err.msg}", path=path, line=n) from None
-            if not isinstance(row, dict):
-                raise InputError("a JSON line must be an object", path=path, line=n)
+        for n, row in json_lines(path):
             for c in columns:
                 if c not in row:
                     raise InputError(
@@ -159,6 +177,7 @@ def read_columns(
                 out[c].append(row[c])
         first = 1
     else:
+        lines = decode_lines(read_bytes(path), path)
         reader = csv.reader(io.StringIO("\n".join(lines)), delimiter="\t", quoting=csv.QUOTE_NONE)
         header = next(reader)
         missing = [c for c in columns if c not in header]
@@ -169,13 +188,13 @@ def read_columns(
                 line=1,
             )
         idx = [header.index(c) for c in columns]
-        for n, row in enumerate(reader, start=2):
-            if len(row) != len(header):
+        for n, cells in enumerate(reader, start=2):
+            if len(cells) != len(header):
                 raise InputError(
-                    f"{len(row)} fields where the header has {len(header)}", path=path, line=n
+                    f"{len(cells)} fields where the header has {len(header)}", path=path, line=n
                 )
             for c, i in zip(columns, idx):
-                out[c].append(row[i])
+                out[c].append(cells[i])
         first = 2
     for c in columns:
         _check_blank(out[c], path, allow_empty, first_line=first)

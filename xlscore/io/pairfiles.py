@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from xlscore.errors import InputError
-from xlscore.io.inputs import bom_problem, text_problem
+from xlscore.io.inputs import bom_problem, json_object, text_problem
 
 PARQUET = (".parquet", ".pq")
 JSONL = (".jsonl", ".json", ".ndjson")
@@ -331,14 +331,9 @@ def read_unit(
             add(line, dict(zip(unit.header, fields)), None)
             continue
         try:
-            record = json.loads(text)
+            add(line, json_object(text), None)
         except ValueError as err:
-            add(line, None, f"invalid JSON: {getattr(err, 'msg', err)}")
-            continue
-        if not isinstance(record, dict):
-            add(line, None, "a JSON line must be an object")
-            continue
-        add(line, record, None)
+            add(line, None, str(err))
     return out
 
 

@@ -13,10 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
-from xlscore.estimator.spans import ErrorSpan
 from xlscore.finding import Finding
-from xlscore.metric.evidence import Evidence
-from xlscore.results import ScoreResult
+from xlscore.results import ErrorSpan, Evidence, ScoreResult
 
 #: the kind of column each field type gives
 _KINDS = {

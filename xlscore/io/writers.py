@@ -13,6 +13,7 @@ from typing import ClassVar, NamedTuple, TextIO
 from xlscore.errors import InputError
 from xlscore.fields import ALL
 from xlscore.io import schema
+from xlscore.results import EMPTY_FLAGS
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Row:
     engine: str
     score: float
     check_cost: float = 0.0
+    empty: bool = False  # an empty translation or source (ScoreResult.is_empty)
 
 
 class Empties(NamedTuple):
@@ -107,6 +109,11 @@ class Writer:
     def parse(self, line: str) -> Row | None: ...
 
 
+def _is_empty(flags) -> bool:
+    """Whether a row's flags are those of an empty translation or source."""
+    return not EMPTY_FLAGS.isdisjoint(flags)
+
+
 def _num(value: float | int | None, spec: str, missing: str = "") -> str:
     """``value`` formatted by ``spec``, or ``missing`` for a field not computed."""
     return missing if value is None else format(value, spec)
@@ -138,9 +145,10 @@ class TsvWriter(Writer):
         f = line.rstrip("\n").split("\t")
         if len(f) < 3 or not f[0].isdigit():
             return None
-        at = self.COLUMNS.index("check_cost")
+        at, fl = self.COLUMNS.index("check_cost"), self.COLUMNS.index("flags")
         cost = float(f[at]) if len(f) > at and f[at] else 0.0
-        return Row(int(f[0]), f[1], float(f[2]), cost)
+        flags = f[fl].split(",") if len(f) > fl else []
+        return Row(int(f[0]), f[1], float(f[2]), cost, _is_empty(flags))
 
 
 class TextWriter(TsvWriter):
@@ -181,7 +189,10 @@ class TextWriter(TsvWriter):
             ),
             0.0,
         )
-        return Row(int(f[0]), f[1], float(f[2]), cost)
+        # the flags are the first note, joined by commas (after the paper's five columns)
+        at = 3 + 5 * ("paper" in self.fields)
+        flags = f[at].split(",") if len(f) > at else []
+        return Row(int(f[0]), f[1], float(f[2]), cost, _is_empty(flags))
 
 
 class JsonWriter(Writer):
@@ -223,7 +234,11 @@ class JsonWriter(Writer):
         if not isinstance(d, dict) or "segment" not in d:
             return None
         return Row(
-            int(d["segment"]), str(d["engine"]), float(d["score"]), float(d.get("check_cost") or 0)
+            int(d["segment"]),
+            str(d["engine"]),
+            float(d["score"]),
+            float(d.get("check_cost") or 0),
+            _is_empty(d.get("flags") or ()),
         )
 
 

@@ -10,15 +10,13 @@ the lists as places to look, not as verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
 from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
+from xlscore.results import Evidence, Span
 
-#: a character span, ``(start, end)``
-Span = tuple[int, int]
 #: numbers on one side only, as written and where: ``(numbers, spans)`` for the source's the
 #: translation lacks, then for the translation's the source lacks
 Numbers = tuple[tuple[tuple[str, ...], tuple[Span, ...]], tuple[tuple[str, ...], tuple[Span, ...]]]
@@ -199,44 +197,6 @@ FUNCTION_WORDS = frozenset(
         "once",
     ]
 )
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What the words of one pair show; each list comes with the character spans of its items
-    (``*_at``), offsets into the normalised source or translation
-    (:func:`xlscore.text.words.normalize_text`: the text as given unless it had odd
-    whitespace or invisible characters).
-
-    Attributes:
-        unmatched_source: source content words (not function words) with no anchor, in
-            source order.
-        foreign_words: translation words counted as foreign.
-        numbers_missing, numbers_added: numbers of the source whose value the translation
-            lacks and the other way round, as written (each side read in its own language:
-            English ``1,250`` is Russian ``1 250``, English ``3.5`` Russian ``3,5``).
-    """
-
-    unmatched_source: tuple[str, ...] = ()
-    foreign_words: tuple[str, ...] = ()
-    numbers_missing: tuple[str, ...] = ()
-    numbers_added: tuple[str, ...] = ()
-    unmatched_source_at: tuple[Span, ...] = ()
-    foreign_words_at: tuple[Span, ...] = ()
-    numbers_missing_at: tuple[Span, ...] = ()
-    numbers_added_at: tuple[Span, ...] = ()
-
-    @classmethod
-    def from_dict(cls, d: Mapping) -> Evidence:
-        """The evidence :meth:`xlscore.ScoreResult.to_dict` wrote at its top level."""
-        found: dict[str, Any] = {n: tuple(str(w) for w in d.get(n, ())) for n in LISTS}
-        for n in LISTS:
-            found[f"{n}_at"] = tuple((int(a), int(b)) for a, b in d.get(f"{n}_at", ()))
-        return cls(**found)
-
-
-#: the evidence's lists (each with its spans, ``NAME_at``)
-LISTS = tuple(f.name for f in fields(Evidence) if not f.name.endswith("_at"))
 
 
 class SpannedWords(Protocol):

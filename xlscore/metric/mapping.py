@@ -22,9 +22,7 @@ from xlscore.metric.alignment import (
 )
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.lexicon import Lexicon
-
-#: the alignment settings given by name
-ALIGNMENTS = ("dictionary", "corpus")
+from xlscore.metric.settings import ALIGNMENTS, PaperSettings
 
 
 class Maps:
@@ -34,11 +32,11 @@ class Maps:
         en: the English encoder, or a function that loads it on first use.
         ru: the Russian encoder.
         lexicon: the word pairs of the dictionary map.
-        multilingual: one encoder for both sides (the identity map; ``alignment`` must be a
-            name then).
-        alignment: ``"corpus"``, ``"dictionary"``, a saved map's path or a
-            :class:`ProcrustesAligner`.
-        center, normalize: the Procrustes fit's centring and row normalisation.
+        multilingual: one encoder for both sides (the identity map).
+        settings: the paper's settings: their ``alignment`` (``"corpus"``,
+            ``"dictionary"``, a saved map's path or a :class:`ProcrustesAligner`) and the
+            Procrustes fit's centring and row normalisation (``align_center``,
+            ``align_normalize``).
     """
 
     def __init__(
@@ -48,21 +46,18 @@ class Maps:
         lexicon: Lexicon,
         *,
         multilingual: bool,
-        alignment: str | os.PathLike | ProcrustesAligner = "corpus",
-        center: bool = False,
-        normalize: bool = True,
+        settings: PaperSettings,
     ) -> None:
         self._en = en
         self.ru, self.lexicon, self.multilingual = ru, lexicon, multilingual
-        self.center, self.normalize = center, normalize
+        self.center, self.normalize = settings.align_center, settings.align_normalize
         self._dictionary_map: ProcrustesAligner | None = None
         self.fixed: ProcrustesAligner | None = None
         #: the last map a corpus was scored with (the signature names it)
         self.last: ProcrustesAligner | None = None
-        self.mode = "identity" if multilingual else "corpus"
-        if multilingual:
-            if not (isinstance(alignment, str) and alignment in ALIGNMENTS):
-                raise XLScoreError("a single multilingual encoder takes no alignment")
+        alignment = settings.alignment
+        if multilingual:  # the identity (the settings refuse a map for one encoder)
+            self.mode = "identity"
         elif isinstance(alignment, ProcrustesAligner):
             self.set_fixed(alignment)
         elif isinstance(alignment, str) and alignment in ALIGNMENTS:

@@ -9,8 +9,8 @@ from xlscore.encoders.encoder import WordVectors
 from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
 from xlscore.metric.corpus import PreparedCorpus
-from xlscore.metric.evidence import Evidence, gather, number_evidence
-from xlscore.results import ScoreResult
+from xlscore.metric.evidence import gather, number_evidence
+from xlscore.results import Evidence, ScoreResult
 
 
 def flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, ...]:

@@ -44,22 +44,13 @@ from xlscore.metric.corpus import (
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.mapping import Maps
 from xlscore.metric.pair_parts import evidence, findings, flags
+from xlscore.metric.settings import Baseline, PaperSettings, checked_variant
 from xlscore.metric.weighting import compute_baseline, compute_idf
 from xlscore.results import ScoreResult, penalised
 from xlscore.text.words import normalize_text
 
-VARIANTS = ("anchors", "all")
-#: a baseline (mean P, R, F1 of mismatched pairs) and the idf functions (English, Russian)
-Baseline = tuple[float, float, float]
+#: the idf functions (English, Russian)
 Idf = tuple[Callable[[str], float], Callable[[str], float]]
-
-
-def checked_variant(variant: str | None, default: str) -> str:
-    """``variant``, or ``default`` when ``None``; one of :data:`VARIANTS`."""
-    variant = variant or default
-    if variant not in VARIANTS:
-        raise XLScoreError(f"unknown variant {variant!r}: use one of {', '.join(VARIANTS)}")
-    return variant
 
 
 class PaperScorer:
@@ -68,13 +59,10 @@ class PaperScorer:
     Args:
         en: the English encoder, or a function that loads it on first use.
         ru: the Russian encoder.
-        multilingual: ``en`` and ``ru`` are one multilingual encoder (no map).
         anchoring: the anchors of each pair (its lexicon also gives the dictionary map).
-        alignment: the map (:class:`~xlscore.metric.mapping.Maps`).
-        variant: ``"anchors"`` or ``"all"``.
-        idf, rescale, baseline: BERTScore's idf weighting and baseline rescaling (a baseline
-            given here, else one computed from the texts being scored).
-        align_center, align_normalize: the Procrustes fit's centring and row normalisation.
+        settings: the paper's settings (:class:`~xlscore.metric.settings.PaperSettings`:
+            the map, the variant, idf, rescaling and baseline; ``multilingual`` set: ``en``
+            and ``ru`` are one multilingual encoder, with no map).
     """
 
     def __init__(
@@ -82,28 +70,20 @@ class PaperScorer:
         en: Encoder | Callable[[], Encoder],
         ru: Encoder,
         *,
-        multilingual: bool,
         anchoring: Anchoring,
-        alignment: Any = "corpus",
-        variant: str = "anchors",
-        idf: bool = False,
-        rescale: bool = False,
-        baseline: Baseline | None = None,
-        align_center: bool = False,
-        align_normalize: bool = True,
+        settings: PaperSettings,
     ) -> None:
-        self.variant = checked_variant(variant, "anchors")
+        self.variant = settings.variant
         self.anchoring = anchoring
         self.maps = Maps(
             en,
             ru,
             anchoring.lexicon,
-            multilingual=multilingual,
-            alignment=alignment,
-            center=align_center,
-            normalize=align_normalize,
+            multilingual=settings.multilingual is not None,
+            settings=settings,
         )
-        self.idf, self.rescale, self.baseline = idf, rescale, baseline
+        self.idf, self.rescale = settings.idf, settings.rescale
+        self.baseline = settings.baseline
         self._idf: Idf | None = None
         #: the baseline the last corpus was scored with (the signature names it)
         self.last_baseline: Baseline | None = None

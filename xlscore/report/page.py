@@ -32,6 +32,7 @@ from xlscore._version import __version__
 from xlscore.errors import InputError
 from xlscore.evaluation.compare import EngineComparison, compare_engines
 from xlscore.io.cache import atomic_write_bytes
+from xlscore.io.inputs import json_lines
 from xlscore.results import ScoreResult
 from xlscore.text.words import move_span, normalize_text, offset_map, split_words
 
@@ -52,16 +53,20 @@ COLOURS = (
 
 
 class Words(NamedTuple):
-    """The words of a normalised text: ``spans`` as ``[start, end]`` and their ``texts`` (the
-    one segmentation the scorer used: the result's offsets fall on these boundaries)."""
+    """The words of a text as given: ``spans`` as ``[start, end]`` and their ``texts`` (the
+    one segmentation the scorer used, that of the normalised text, moved onto the text as
+    given as the result's offsets are: they fall on these boundaries)."""
 
     spans: list[list[int]]
     texts: list[str]
 
 
 def _words(text: str) -> Words:
-    found = split_words(text)
-    return Words([[w.start, w.end] for w in found], [w.text for w in found])
+    seen = normalize_text(text)
+    found = split_words(seen)
+    where = offset_map(seen, text) if seen != text else None
+    spans = [list(move_span(where, w.start, w.end)) if where else [w.start, w.end] for w in found]
+    return Words(spans, [w.text for w in found])
 
 
 def _at(words: list[list[int]], spans: Sequence[Sequence[int]]) -> list[int]:
@@ -114,21 +119,17 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(float(x), 4)
 
 
-def _shown_spans(given: str, shown: str, spans) -> list:
-    """Predicted error spans (offsets into ``given``, the translation as the caller gave it)
-    as ``[[start, end, severity, probability], ...]`` offsets into ``shown`` (``given`` after
-    :func:`normalize_text`, what the page displays), sorted, without overlaps. A span that
-    does not match ``given`` (offsets out of range, other text) or holds only characters that
-    normalisation removes is left out; a severity other than ``major`` counts as ``minor``."""
+def _shown_spans(given: str, spans) -> list:
+    """Predicted error spans (offsets into ``given``, the translation as the caller gave it
+    and as the page shows it) as ``[[start, end, severity, probability], ...]``, sorted,
+    without overlaps. A span that does not match ``given`` (offsets out of range, other text)
+    or shows nothing (only characters normalisation removes) is left out; a severity other
+    than ``major`` counts as ``minor``."""
     out: list = []
-    if not spans:
-        return out
-    where = offset_map(given, shown)
     for sp in sorted(spans, key=lambda x: (int(x.start), int(x.end))):
-        s, e = int(sp.start), int(sp.end)
-        if not 0 <= s < e <= len(given) or given[s:e] != sp.text:
+        a, b = int(sp.start), int(sp.end)
+        if not 0 <= a < b <= len(given) or given[a:b] != sp.text or not normalize_text(sp.text):
             continue
-        a, b = move_span(where, s, e)
         if out and a < out[-1][1]:
             a = out[-1][1]
         if a >= b:
@@ -149,22 +150,20 @@ def _segment_data(
     being ``[text, score, estimate, f1, precision, recall, foreign share, flags, anchors,
     unmatched source words, foreign words, numbers missing, numbers added, predicted error
     spans, adequacy, similarity, word spans, whether a number is on one side only]``. The
-    texts are normalised; anchors are flat ``[source word, translation word, ...]`` indices
-    and the evidence lists word indices, all
-    read off the result's offsets (no word is matched by its text); the error spans
+    texts are as given (every offset of a result points into them); anchors are flat
+    ``[source word, translation word, ...]`` indices and the evidence lists word indices,
+    all read off the result's offsets (no word is matched by its text); the error spans
     (:func:`_shown_spans`) point into the text."""
     rows = []
     for k, (src, by) in enumerate(zip(sources, results)):
-        shown_src = normalize_text(src)
-        src_words = _words(shown_src)
+        src_words = _words(src)
         pairs = []
         for n in names:
             r, text = by[n], translations[n][k]
-            ev, shown = r.evidence, normalize_text(text)
-            mt_words = _words(shown)
+            ev, mt_words = r.evidence, _words(text)
             pairs.append(
                 [
-                    shown,
+                    text,
                     _r(r.score),
                     _r(r.estimate),
                     _r(r.f1),
@@ -177,14 +176,14 @@ def _segment_data(
                     _marks(mt_words, ev.foreign_words, ev.foreign_words_at),
                     _marks(src_words, ev.numbers_missing, ev.numbers_missing_at),
                     _marks(mt_words, ev.numbers_added, ev.numbers_added_at),
-                    _shown_spans(text, shown, r.error_spans),
+                    _shown_spans(text, r.error_spans),
                     _r(r.adequacy),
                     _r(r.similarity),
                     mt_words.spans,
                     bool(ev.numbers_missing or ev.numbers_added),
                 ]
             )
-        rows.append([shown_src, pairs, src_words.spans])
+        rows.append([src, pairs, src_words.spans])
     return rows
 
 
@@ -296,7 +295,7 @@ def build_report(
     if not sources:
         raise InputError("no segments to report")
     comparison = comparison or compare_engines(results, n_boot=n_boot)
-    source_words = [_words(normalize_text(s)).texts for s in sources]
+    source_words = [_words(s).texts for s in sources]
     import jinja2
 
     env = jinja2.Environment(
@@ -367,34 +366,24 @@ def read_saved_scores(
         raise InputError("file not found", path=path)
     head = final = None
     found: dict[int, dict[str, ScoreResult]] = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"not JSON ({err.msg})", path=path, line=n) from None
-            if not isinstance(row, dict):
-                raise InputError("not a JSON object", path=path, line=n)
-            if n == 1:
-                if "xlscore" not in row:
-                    raise InputError(
-                        "not an `xlscore score --format json` file (no signature "
-                        "on the first line)",
-                        path=path,
-                        line=1,
-                    )
-                head = str(row["xlscore"])
-                continue
-            if "segment" not in row:  # a system-score line
-                final = row.get("signature", final)
-                continue
-            try:
-                result = ScoreResult.from_dict(row)
-                found.setdefault(int(row["segment"]), {})[str(row["engine"])] = result
-            except (KeyError, TypeError, ValueError) as err:
-                raise InputError(f"not a score row ({err})", path=path, line=n) from None
+    for n, row in json_lines(path, skip_blank=True):
+        if n == 1:
+            if "xlscore" not in row:
+                raise InputError(
+                    "not an `xlscore score --format json` file (no signature on the first line)",
+                    path=path,
+                    line=1,
+                )
+            head = str(row["xlscore"])
+            continue
+        if "segment" not in row:  # a system-score line
+            final = row.get("signature", final)
+            continue
+        try:
+            result = ScoreResult.from_dict(row)
+            found.setdefault(int(row["segment"]), {})[str(row["engine"])] = result
+        except (KeyError, TypeError, ValueError) as err:
+            raise InputError(f"not a score row ({err})", path=path, line=n) from None
     if head is None:
         raise InputError("empty file", path=path)
     results = []

@@ -77,11 +77,6 @@ class Example:
     clean: bool = False
 
 
-def _word_count(text: str) -> int:
-    """Whitespace-separated tokens, the unit MQM scores are normalised by (not words)."""
-    return max(1, len(text.split()))
-
-
 def _errors_of(
     row: Judgment, text: str, edits: bool
 ) -> tuple[tuple[tuple[int, int, int], ...], bool]:
@@ -111,10 +106,7 @@ def make_examples(
         if not rows:
             raise InputError(f"training data set {d + 1} has no judged translations")
         da = all(r.kind == "da" and r.raw is not None for r in rows)
-        human = [
-            r.human / _word_count(r.translation) if recipe.per_word and r.kind == "mqm" else r.human
-            for r in rows
-        ]
+        human = [r.human for r in rows]
         targets = set_targets(human, recipe.targets)
         for r, t in zip(rows, targets):
             g = groups.setdefault((d, r.seg_id), len(groups))

@@ -37,7 +37,6 @@ STUDENT = Recipe(
     targets="raw",
     freeze_layers=0,
     head_hidden=256,
-    features=False,
     word_weight=1.0,
     word_evidence=True,
     rank_weight=0.0,
@@ -95,7 +94,7 @@ def teacher_labels(
     translations = [p.translation for p in pairs]
     for i, by in scorer.iter_score(sources, translations, start=start, progress=progress):
         r, p = by[""], pairs[i]
-        empty = "empty" in r.flags or "empty_source" in r.flags
+        empty = r.is_empty
         if not (empty or est.similarity_weight) and r.estimate is not None:
             target = r.estimate  # the scorer pulls the student's by the foreign words itself
         else:

@@ -1,5 +1,5 @@
 """Training a :class:`~xlscore.estimator.model.QualityEstimator` on judged data sets: the
-examples encoded once, the alignment features calibrated, one fine-tune per seed of the soup
+examples encoded once, one fine-tune per seed of the soup
 (:func:`xlscore.training.loop.train_loop`), their average, and the weights compressed as
 the file stores them. Imported only when an estimator is trained, never on the scoring path.
 """
@@ -100,13 +100,6 @@ def fit_estimator(
             vector([e.rank_value for e in ex]),
             vector([e.rank_gap for e in ex]),
             labels,
-        )
-
-    if est.model.use_align:
-        sample = sorted(random.Random(r.seed).sample(range(len(examples)), min(256, len(examples))))
-        est.model.eval()
-        est.model.calibrate(
-            est._batch([encoded[j] for j in sample[i : i + 16]]) for i in range(0, len(sample), 16)
         )
 
     groups: list[set[int]] = [set() for _ in datasets]

@@ -15,10 +15,7 @@
   with ``da_regression``. Synthetic corruptions
   (:mod:`xlscore.training.corruptions`) are never regression targets: each only has to score below
   the translation it was made from, by ``synthetic_margin`` (weight ``synthetic_weight`` on
-  the score, ``meaning_weight`` on the meaning head's output, which nothing else trains; with
-  ``meaning_loss="anchored"`` the real translations' outputs are also pulled to 0, with
-  ``"detect"`` that head learns instead to tell each corruption from the translation it was
-  made from, :func:`detection_loss`).
+  the score, ``meaning_weight`` on the meaning head's output, which nothing else trains).
   With a word head (``word_weight`` > 0), a cross-entropy over the translation's pieces (OK /
   minor / major error) is added: the raters' error spans where they exist, the corrupted
   characters of each corruption.
@@ -53,7 +50,7 @@ import torch
 
 from xlscore.encoders.arithmetic import autocast_dtype
 from xlscore.errors import XLScoreError
-from xlscore.estimator.recipe import LEGACY, MEANING_LOSSES, TARGETS, Recipe, TrainingLog
+from xlscore.estimator.recipe import LEGACY, TARGETS, Recipe, TrainingLog
 from xlscore.training.data import (
     Example,
     draw_corruptions,
@@ -65,18 +62,16 @@ from xlscore.training.data import (
     set_shares,
     set_targets,
 )
-from xlscore.training.loss import BatchTargets, batch_loss, detection_loss
+from xlscore.training.loss import BatchTargets, batch_loss
 
 __all__ = [
     "LEGACY",
-    "MEANING_LOSSES",
     "TARGETS",
     "BatchTargets",
     "Example",
     "Recipe",
     "TrainingLog",
     "batch_loss",
-    "detection_loss",
     "draw_corruptions",
     "make_examples",
     "normal_scores",

@@ -2,8 +2,7 @@
 
 Squared error on the targets, a pairwise ranking loss within a source's translations, a margin
 of each synthetic corruption below the translation it was made from (on the score and on the
-meaning head's output, or a corruption detector's logistic loss, :func:`detection_loss`), and
-the word head's cross-entropy (:func:`batch_loss`).
+meaning head's output), and the word head's cross-entropy (:func:`batch_loss`).
 """
 
 from __future__ import annotations
@@ -57,11 +56,7 @@ def batch_loss(
     if recipe.synthetic_weight and child.any():
         loss = loss + recipe.synthetic_weight * margin_loss(pred)
     if recipe.meaning_weight and meaning is not None and child.any():
-        if recipe.meaning_loss == "detect":
-            loss = loss + recipe.meaning_weight * detection_loss(meaning, t.parent)
-        else:
-            anchor = meaning[~child].pow(2).mean() if recipe.meaning_loss == "anchored" else 0
-            loss = loss + recipe.meaning_weight * (margin_loss(meaning) + anchor)
+        loss = loss + recipe.meaning_weight * margin_loss(meaning)
     if (
         recipe.word_weight
         and word_logits is not None
@@ -74,14 +69,3 @@ def batch_loss(
             ignore_index=-100,
         )
     return loss
-
-
-def detection_loss(log_clean: torch.Tensor, parent: torch.Tensor) -> torch.Tensor:
-    """Logistic loss of a corruption detector whose output is ``log_clean`` = log P(no meaning
-    error) (at most 0): each corruption (``parent >= 0``) is an error, each translation a
-    corruption was made from is not; the mean over both."""
-    child = parent >= 0
-    # log P(error) = log(1 - exp(log_clean)), kept finite where log_clean rounds to 0
-    log_error = torch.log(-torch.expm1(log_clean[child].clamp(max=-1e-6)))
-    losses = torch.cat([-log_error, -log_clean[parent[child].unique()]])
-    return losses.mean()
