@@ -22,9 +22,10 @@ scores is. Rows:
   ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
   64); xlscore's bert_score-compatible mode in fp32 must agree with bert_score to 1e-4 on every
   pair (checked here, exit status 1 otherwise);
-* the default as ``xlscore score`` runs it unless told otherwise (``XLScorer.offline()`` with
-  ``fields="score,evidence"``: the estimator's pass over each pair, the check findings and the
-  dictionary evidence; no English encoder, map or BERTScore) at ``auto`` and fp32, the
+* the default as ``xlscore score`` and ``XLScorer.offline().score`` run it unless told
+  otherwise (``fields="score,evidence"``, Python's default since issue 65: the estimator's
+  pass over each pair, the check findings and the dictionary evidence; no English encoder,
+  map or BERTScore) at ``auto`` and fp32, the
   estimator alone, the fp32 floor of the models it runs (eager attention, length-sorted
   batches of 32), and a student (:data:`STUDENT` or `--student`) the same way; the scores of the
   two precisions, and of the default and the student, are compared;
@@ -60,7 +61,7 @@ from _results import AVX2_ENV, cpu_name, write_markdown
 HERE = Path(__file__).resolve().parent
 #: sentences per batch of the floors' length-sorted batches
 FLOOR_BATCH = 32
-#: what ``xlscore score`` computes unless told otherwise (its ``--fields`` default)
+#: what ``xlscore score`` and ``XLScorer.offline()`` compute unless told otherwise
 DEFAULT_FIELDS = "score,evidence"
 #: the student measured beside the default unless ``--student`` names another (a shipped name or
 #: a file): the shipped 4-layer student (``--estimator st4-e5s``: one pass, no similarity; it

@@ -361,7 +361,7 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     assert d["similarity"] == res[0].similarity
     assert type(res[0]).from_dict(d) == res[0]
     # an estimator without the weight leaves the score alone: the similarity is a field beside
-    # it (computed when asked for, as Python's default of every field does), not a part of it
+    # it (computed when asked for, here with every field), not a part of it
     fields = "score,evidence,paper"
     bare = XLScorer.offline(
         en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained, fields=fields
@@ -369,7 +369,9 @@ def test_a_similarity_weight_blends_the_multilingual_f1_into_the_score(
     lean = bare.score(src, mt)
     assert all(r.similarity is None for r in lean)
     assert "sim:" not in bare.signature()
-    full = XLScorer.offline(en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained)
+    full = XLScorer.offline(
+        en_model=minilm, ru_model=e5, lexicon=lexicon, estimator=trained, fields="all"
+    )
     beside = full.score(src, mt)
     assert [r.similarity for r in beside] == pytest.approx(want, abs=1e-6)
     assert [r.score for r in beside] == [r.score for r in lean]

@@ -38,7 +38,7 @@ def test_resolve_fields():
 @pytest.fixture(scope="module")
 def scored():
     """The same pairs scored with every field, with the score only, and with the evidence."""
-    full = XLScorer.offline()
+    full = XLScorer.offline(fields="all")
     out = {"all": full.score(SOURCES, TRANSLATIONS)}
     for fields in ("score", "score,evidence", "score,similarity"):
         scorer = XLScorer.offline(
@@ -64,7 +64,7 @@ def test_the_similarity_is_a_field_beside_a_score_that_does_not_blend_it(scored)
     """The default's score has no similarity (issue 51): it is computed only when asked for,
     it equals the untrained e5 all-words F1 with the foreign-text penalty, and the score does
     not move; the signature names its encoder apart from the estimator's blend."""
-    full = XLScorer.offline()
+    full = XLScorer.offline(fields="all")
     assert full.estimator is not None and full.estimator.similarity_weight == 0
     assert all(r.similarity is None for r in scored["score"] + scored["score,evidence"])
     e5 = XLScorer.offline(
@@ -262,3 +262,32 @@ def test_words_alone_need_no_encoder_pass(monkeypatch):
     results = scorer.score(SOURCES, TRANSLATIONS)
     assert "untranslated" in results[2].flags and results[2].foreign > 0.5
     assert all(r.similarity is None for r in results)
+
+
+def test_python_computes_what_the_command_line_computes_by_default():
+    """Issue 65: ``XLScorer.offline().score`` costs what ``xlscore score`` costs: the same
+    fields unless told otherwise (the score, its parts, spans, flags, findings and evidence),
+    the paper's columns and the similarity only when asked for; the results are the command
+    line's, field for field."""
+    from conftest import DEMO, offline_scorer, run_cli
+
+    from xlscore.cli.main import build_parser
+    from xlscore.fields import DEFAULT
+
+    args = build_parser().parse_args(["score", "-s", "a", "-t", "b"])
+    assert args.fields == DEFAULT
+    scorer = offline_scorer()
+    assert scorer.fields == resolve_fields(args.fields, estimator=True) == {"score", "evidence"}
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
+    mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()
+    res = scorer.score(src, mt)
+    assert all(r.f1 is None and r.similarity is None and r.n_anchors is None for r in res)
+    assert any(r.evidence.unmatched_source for r in res) and any(r.findings for r in res)
+    got = run_cli("score", "-s", DEMO / "source.en", "-t", DEMO / "engine1.ru", "--format",
+                  "json", "-q")  # fmt: skip
+    assert got.returncode == 0, got.stderr
+    rows = [json.loads(x) for x in got.stdout.splitlines() if '"segment"' in x]
+    assert [{k: v for k, v in d.items() if k not in ("segment", "engine")} for d in rows] == [
+        json.loads(json.dumps(r.to_dict())) for r in res
+    ]
+    assert "fields:score+evidence" in scorer.signature()

@@ -74,7 +74,7 @@ def test_default_scorer_runs_without_the_dictionary(no_dictionary):
     src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:6]
     mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()[:6]
     with pytest.warns(NoDictionaryWarning):
-        scorer = offline_scorer()
+        scorer = offline_scorer(fields="all")
     sig = scorer.signature()
     assert "lex:english-words#" in sig and "tr:alignment" in sig
     res = scorer.score(src, mt)

@@ -47,7 +47,7 @@ def offline_default_results():
         f"engine{k}": (DEMO / f"engine{k}.ru").read_text(encoding="utf-8").splitlines()
         for k in range(1, 5)
     }
-    scorer = offline_scorer()  # XLScorer.offline() on the session's models
+    scorer = offline_scorer(fields="all")  # every field (anchors drawn), the session's models
     results = [by for _, by in scorer.iter_score(sources, translations)]
     return sources, translations, results, scorer.signature()
 

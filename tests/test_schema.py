@@ -19,7 +19,7 @@ TRANSLATIONS = ["Он заплатил 45 000 долларов в Бостоне
 
 @pytest.fixture(scope="module")
 def scorers():
-    full = XLScorer.offline()
+    full = XLScorer.offline(fields="all")
     only = XLScorer.offline(
         en_model=full.en, ru_model=full.ru, estimator=full.estimator, fields="score"
     )

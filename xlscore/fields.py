@@ -31,8 +31,12 @@ from xlscore.errors import XLScoreError
 
 #: every field group, in the order help texts list them
 FIELDS = ("score", "evidence", "similarity", "paper")
-#: the groups a scorer computes unless told otherwise
+#: every group
 ALL = frozenset(FIELDS)
+#: what a scorer computes unless told otherwise, in Python as on the command line (``xlscore
+#: score``): the score with its parts, and the evidence; the paper's columns and the untrained
+#: similarity are asked for (``"all"``, or by name)
+DEFAULT = "score,evidence"
 
 
 def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> frozenset[str]:

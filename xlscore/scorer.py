@@ -24,6 +24,7 @@ from xlscore.encoders.encoder import Encoder
 from xlscore.errors import XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
+from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.fields import FIELDS, resolve_fields
 from xlscore.final_score import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
 from xlscore.metric.anchoring import Anchoring
@@ -109,9 +110,11 @@ class XLScorer:
             ``score`` when three or more are scored together (:mod:`xlscore.metric.consensus`;
             the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
             score's); ``False``: every score is the translation's own.
-        fields: the parts of each result to compute (:mod:`xlscore.fields`; ``None``: all).
-            Without ``"paper"`` the English encoder, the map and BERTScore are skipped (the
-            score is the same); :meth:`prepare` computes everything whatever this says.
+        fields: the parts of each result to compute (:mod:`xlscore.fields`): by default
+            ``"score,evidence"``, what ``xlscore score`` computes; ``"all"`` (or ``None``) adds
+            the paper's columns and the untrained similarity. Without ``"paper"`` the English
+            encoder, the map and BERTScore are skipped (the score is the same);
+            :meth:`prepare` computes everything whatever this says.
         device: where the models run (``None``: the GPU when there is one, else the CPU).
         dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
             loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
@@ -123,7 +126,7 @@ class XLScorer:
         *,
         estimator: str | os.PathLike | QualityEstimator | None = DEFAULT_ESTIMATOR,
         consensus: bool = True,
-        fields: str | Iterable[str] | None = None,
+        fields: str | Iterable[str] | None = DEFAULT_FIELDS,
         device: str | None = None,
         dtype: str = "auto",
     ) -> None:

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from xlscore.cli.options import add_fields_option, add_model_options, at_least
+from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.io.pairfiles import ROWS_PER_FILE
 
 
@@ -104,7 +105,7 @@ def add_batch_parser(sub) -> None:
         help="Ray's temporary files for a local instance (default TMPDIR/xlscore-ray-UID)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    add_fields_option(p, "score,evidence")
+    add_fields_option(p, DEFAULT_FIELDS)
     add_model_options(p)
     p.set_defaults(func=cmd_batch)
 

@@ -38,6 +38,7 @@ from xlscore.cli.options import (
 from xlscore.cli.report import add_report_parser
 from xlscore.encoders.arithmetic import DTYPES
 from xlscore.errors import XLScoreError
+from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.io.writers import WRITERS
 
 
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=CHUNK_PAIRS,
         help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})",
     )
-    add_fields_option(p, "score,evidence")
+    add_fields_option(p, DEFAULT_FIELDS)
     add_model_options(p)
     p.set_defaults(func=cmd_score)
 
