@@ -43,7 +43,9 @@ class Checking:
 
     def run(self, corpus: PreparedCorpus) -> None:
         """Set ``corpus.findings``: each pair's findings, with offsets into the normalised
-        texts (:func:`xlscore.text.words.normalize_text`), like the evidence's."""
+        texts (:func:`xlscore.text.words.normalize_text`), as every component works; the
+        scorer moves them onto the texts as given with the rest of the result
+        (:func:`xlscore.results.on_given_texts`)."""
         if not self.names:
             return
         from xlscore.checks import REGISTRY, find_mismatches

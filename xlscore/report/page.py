@@ -5,9 +5,9 @@ The page holds everything it shows: the ranking and the pairwise significance ma
 (matplotlib), and the per-segment data as a JSON block that a small script (shipped in
 ``xlscore/report/templates/report.js``) turns into a sortable, filterable, paginated table and a
 segment view with word-level evidence and the estimator's predicted error spans (marked on the
-translations; their offsets are moved from the text as given to the normalised text the page
-shows). Nothing is fetched at view time: a Content-Security-Policy meta tag forbids every
-remote load and allows only the page's own script (by its SHA-256).
+translations as given, which the page shows: every offset of a result points into them).
+Nothing is fetched at view time: a Content-Security-Policy meta tag forbids every remote load
+and allows only the page's own script (by its SHA-256).
 
 Safety: every text from the inputs reaches the page either through Jinja2's autoescaping or
 inside the JSON block (with ``<``, ``>``, ``&`` and the line separators escaped, so no text
