@@ -32,11 +32,10 @@ class Maps:
         en: the English encoder, or a function that loads it on first use.
         ru: the Russian encoder.
         lexicon: the word pairs of the dictionary map.
-        multilingual: one encoder for both sides (the identity map).
-        settings: the paper's settings: their ``alignment`` (``"corpus"``,
-            ``"dictionary"``, a saved map's path or a :class:`ProcrustesAligner`) and the
-            Procrustes fit's centring and row normalisation (``align_center``,
-            ``align_normalize``).
+        settings: the paper's settings: one ``multilingual`` encoder for both sides (the
+            identity map), or their ``alignment`` (``"corpus"``, ``"dictionary"``, a saved
+            map's path or a :class:`ProcrustesAligner`) and the Procrustes fit's centring and
+            row normalisation (``align_center``, ``align_normalize``).
     """
 
     def __init__(
@@ -44,19 +43,18 @@ class Maps:
         en: Encoder | Callable[[], Encoder],
         ru: Encoder,
         lexicon: Lexicon,
-        *,
-        multilingual: bool,
         settings: PaperSettings,
     ) -> None:
         self._en = en
-        self.ru, self.lexicon, self.multilingual = ru, lexicon, multilingual
+        self.ru, self.lexicon = ru, lexicon
+        self.multilingual = settings.multilingual is not None
         self.center, self.normalize = settings.align_center, settings.align_normalize
         self._dictionary_map: ProcrustesAligner | None = None
         self.fixed: ProcrustesAligner | None = None
         #: the last map a corpus was scored with (the signature names it)
         self.last: ProcrustesAligner | None = None
         alignment = settings.alignment
-        if multilingual:  # the identity (the settings refuse a map for one encoder)
+        if self.multilingual:  # the identity (the settings refuse a map for one encoder)
             self.mode = "identity"
         elif isinstance(alignment, ProcrustesAligner):
             self.set_fixed(alignment)

@@ -75,13 +75,7 @@ class PaperScorer:
     ) -> None:
         self.variant = settings.variant
         self.anchoring = anchoring
-        self.maps = Maps(
-            en,
-            ru,
-            anchoring.lexicon,
-            multilingual=settings.multilingual is not None,
-            settings=settings,
-        )
+        self.maps = Maps(en, ru, anchoring.lexicon, settings)
         self.idf, self.rescale = settings.idf, settings.rescale
         self.baseline = settings.baseline
         self._idf: Idf | None = None
