@@ -121,7 +121,16 @@ LAYERS = (
     ("encoders", ("xlscore.encoders",)),
     ("metric", ("xlscore.metric",)),
     ("estimator", ("xlscore.estimator",)),
-    ("scorer", ("xlscore.checking", "xlscore.final_score", "xlscore.signature", "xlscore.scorer")),
+    (
+        "scorer",
+        (
+            "xlscore.checking",
+            "xlscore.final_score",
+            "xlscore.signature",
+            "xlscore.scorer",
+            "xlscore.pipeline",
+        ),
+    ),
     ("training", ("xlscore.training", "xlscore.evaluation")),
     ("applications", ("xlscore.report", "xlscore.batch")),
     ("cli", ("xlscore.cli",)),
@@ -310,15 +319,16 @@ def test_no_package_module_is_longer_than_450_lines():
     assert not long, long
 
 
-def test_the_checks_keep_their_word_tables_in_libraries_at_most_1960_lines():
+def test_the_checks_keep_their_word_tables_in_libraries_at_most_1970_lines():
     """The checks took their tables from maintained libraries (issue 35): hand tables that
     grow back past the cap belong in a library or a reasoned exception. (2,000 lines until
     issue 52, whose reading of digit separators by language added logic, not tables; 2,055
     until issue 53 moved the hand table of names out of the code into known_names.tsv, one
-    entry per line instead of lines filled to the cap: 1,953 lines.)"""
+    entry per line instead of lines filled to the cap: 1,953 lines; 1,960 until issue 65
+    kept each source's side of the checks for all its translations: logic, not tables.)"""
     folder = PACKAGE / "checks"
     total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
-    assert total <= 1960, total
+    assert total <= 1970, total
 
 
 def test_the_hand_table_of_names_is_one_entry_per_line_and_does_not_grow():

@@ -25,6 +25,7 @@ from xlscore.results import ScoreResult, Values, penalised
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
+    from xlscore.estimator.prediction import PairInputs, PassOutputs
 
 __all__ = [
     "CHECK_CAP",
@@ -125,14 +126,17 @@ class FinalScore:
         groups: Iterable[Sequence[int]],
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
+        forwarded: tuple[PairInputs, PassOutputs] | None = None,
     ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
         prediction when the scorer has one, else F1; with the consensus of each group of
         candidates of one source (``groups``: their positions) blended in when consensus is on
         (:meth:`blend_consensus`). ``on_pairs``: told how many pairs each estimator pass has
-        read; ``where``: how a warning names the pair at a position."""
+        read; ``where``: how a warning names the pair at a position; ``forwarded``: the
+        estimator's inputs and pass outputs for the corpus's texts, when read already
+        (:mod:`xlscore.pipeline`)."""
         if self.estimator is not None:
-            results = self.apply_estimator(corpus, results, on_pairs, where)
+            results = self.apply_estimator(corpus, results, on_pairs, where, forwarded)
         return self.blend_consensus(corpus, results, groups)
 
     @property
@@ -144,12 +148,23 @@ class FinalScore:
             return PAPER_CONSENSUS_WEIGHT
         return self.estimator.formula.consensus_weight
 
+    def estimator_inputs(self, corpus: PreparedCorpus) -> PairInputs:
+        """The estimator's inputs for ``corpus`` (its distinct normalised pairs read into
+        pieces), for a :class:`~xlscore.estimator.prediction.PassQueue` to read and
+        :meth:`apply_estimator` to finish (``forwarded``)."""
+        from xlscore.estimator.prediction import read_pairs
+
+        if self.estimator is None:
+            raise XLScoreError("this scorer has no estimator")
+        return read_pairs(self.estimator, *corpus.texts())
+
     def apply_estimator(
         self,
         corpus: PreparedCorpus,
         results: Sequence[ScoreResult],
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
+        forwarded: tuple[PairInputs, PassOutputs] | None = None,
     ) -> list[ScoreResult]:
         """The estimator's part of each result: its prediction and the score made from it.
 
@@ -164,6 +179,9 @@ class FinalScore:
             corpus: the prepared pairs (their findings, when the checks ran).
             results: their results so far, in the corpus's order.
             on_pairs: told how many pairs each estimator pass has read.
+            where: how a warning names the pair at a position.
+            forwarded: the estimator's inputs and pass outputs for the corpus's normalised
+                texts (:meth:`estimator_inputs`), when a pass queue read them already.
 
         Returns:
             ``results`` with ``estimate``, its ``adequacy`` part, the predicted
@@ -188,7 +206,13 @@ class FinalScore:
             else None
         )
         estimates = self.estimator.estimate(
-            sources, translations, checked=True, on_pairs=on_pairs, where=where, pointed=pointed
+            sources,
+            translations,
+            checked=True,
+            on_pairs=on_pairs,
+            where=where,
+            pointed=pointed,
+            forwarded=forwarded,
         )
         similarity: Sequence[float | None] = (
             self.similarity.scores(corpus) if self.computes_similarity else [None] * len(results)

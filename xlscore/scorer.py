@@ -37,12 +37,12 @@ from xlscore.metric.corpus import (
     segment_pairs,
 )
 from xlscore.metric.lexicon import Lexicon
-from xlscore.metric.pair_parts import unscored
 from xlscore.metric.paper import PaperScorer
 from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS, PaperSettings, Preset
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import make_translator
-from xlscore.results import RankedTranslation, ScoreResult, on_given_texts, rank_order
+from xlscore.pipeline import check_workers, finish_block, read_block, runs_in_blocks, score_blocks
+from xlscore.results import RankedTranslation, ScoreResult, rank_order
 from xlscore.signature import KEYS, signature_line
 
 __all__ = [
@@ -239,12 +239,19 @@ class XLScorer:
         *,
         chunk_size: int = CHUNK_PAIRS,
         progress: bool = False,
+        workers: int = 0,
     ) -> list[ScoreResult]:
-        """Score each translation against its source; one :class:`ScoreResult` per pair."""
+        """Score each translation against its source; one :class:`ScoreResult` per pair
+        (``workers``: as :meth:`iter_score`)."""
         return [
             by[""]
             for _, by in self.iter_score(
-                sources, translations, variant, chunk_size=chunk_size, progress=progress
+                sources,
+                translations,
+                variant,
+                chunk_size=chunk_size,
+                progress=progress,
+                workers=workers,
             )
         ]
 
@@ -258,6 +265,7 @@ class XLScorer:
         start: int = 0,
         progress: bool = False,
         on_pairs: Callable[[int], None] | None = None,
+        workers: int = 0,
     ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
         """Score a corpus in chunks; memory is bounded by the chunk.
 
@@ -280,12 +288,28 @@ class XLScorer:
             progress: show progress bars.
             on_pairs: called with the number of pairs each estimator pass has read, for a
                 progress bar that moves inside a chunk.
+            workers: run the CPU work in this many worker processes beside the estimator's
+                passes (:mod:`xlscore.pipeline`: the same results to the last bit; for the
+                estimator's fields only, not the paper's columns or the similarity); 0: all
+                in this process.
 
         Returns:
             ``(segment index, {engine: result})`` in order, from segment ``start``.
         """
         variant = self.paper.variant_of(variant)
+        check_workers(self, workers)
         sources, systems = check_corpus(sources, translations)
+        if runs_in_blocks(self):  # the estimator's fields alone: blocks beside the passes
+            yield from score_blocks(
+                self,
+                sources,
+                systems,
+                workers=workers,
+                start=start,
+                chunk_pairs=chunk_size,
+                on_pairs=on_pairs,
+            )
+            return
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None
@@ -301,35 +325,25 @@ class XLScorer:
             # done before, so they do not move a progress bar again
             told = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
             src, mt = segment_pairs(sources, systems, a, b)
-            corpus = (
-                paper.prepare_checked(src, mt, progress)
-                if "paper" in self.fields
-                else self.anchoring.prepare(
-                    src,
-                    mt,
-                    vectors=self.final.computes_similarity,
-                    translate="evidence" in self.fields,
-                    progress=progress,
-                )
-            )
-            self.checking.run(corpus)
+            if "paper" in self.fields:
+                corpus = paper.prepare_checked(src, mt, progress)
+                self.checking.run(corpus)
+            else:
+                corpus = read_block(self, src, mt, progress)
             if settled is None and corpus.paper:
                 settled = paper.settle(*corpus.texts(), variant, None, corpus, progress)
-            n = len(names)
-            results = self.final.finish(
+            results = finish_block(
+                self,
                 corpus,
                 paper.score_core(corpus, variant, *settled)
                 if corpus.paper and settled is not None
-                else unscored(corpus, "evidence" in self.fields),
-                [range(k, k + n) for k in range(0, len(corpus), n)],
+                else None,
+                (src, mt),
+                a,
+                names,
                 told,
-                _naming(a, names),
             )
-            # the components' offsets are into the normalised texts: moved here, once
-            results = [
-                on_given_texts(r, s, t, seen)
-                for r, s, t, seen in zip(results, src, mt, zip(*corpus.texts()))
-            ]
+            n = len(names)
             for i in range(max(a, start), b):
                 k = (i - a) * n
                 yield i, dict(zip(names, results[k : k + n]))
@@ -348,18 +362,6 @@ class XLScorer:
             RankedTranslation(i, translations[i], results[i], rank)
             for rank, i in enumerate(order, start=1)
         ]
-
-
-def _naming(first: int, names: Sequence[str]) -> Callable[[int], str]:
-    """How a warning names the pair at position ``k`` of a chunk whose first segment is
-    ``first`` (0-based), its engines ``names`` in turn: ``segment 3`` (1-based), with
-    ``, engine NAME`` when the engines have names."""
-
-    def named(k: int) -> str:
-        engine = names[k % len(names)]
-        return f"segment {first + k // len(names) + 1}" + (f", engine {engine}" if engine else "")
-
-    return named
 
 
 def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int], None] | None:

@@ -103,9 +103,10 @@ class _Name(NamedTuple):
     initial: bool  # may start a sentence
 
 
-def _source_names(source: str) -> tuple[list[_Name], bool]:
+@functools.lru_cache(maxsize=4096)
+def _source_names(source: str) -> tuple[tuple[_Name, ...], bool]:
     """Capitalised words of the source, and whether it is written in title case (a
-    headline, where capitals say nothing)."""
+    headline, where capitals say nothing); found once for all the source's translations."""
     quoted = [
         (m.start(1), m.end(1)) for m in _QUOTE_SPAN.finditer(source) if len(m.group(1).split()) <= 6
     ]
@@ -152,7 +153,7 @@ def _source_names(source: str) -> tuple[list[_Name], bool]:
         else:
             continue
         names.append(_Name(text, s, s + len(base), kind, _sentence_initial(source, s)))
-    return names, title
+    return tuple(names), title
 
 
 def _runs(spans: list[tuple[int, int]], text: str) -> list[list[int]]:
@@ -290,8 +291,10 @@ _ORDER = {key: i for i, key in enumerate(KNOWN_NAMES)}  # the table's order
 _PHRASES = [key for key in KNOWN_NAMES if " " in key]  # matched as phrases in the source
 
 
-def _added_names(source: str, translation: str) -> list[Finding]:
-    """Capitalised Cyrillic names of the translation that nothing in the source explains."""
+@functools.lru_cache(maxsize=4096)
+def _source_words_and_stems(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The source's Latin words (and their parts after an apostrophe) and the Russian stems
+    of the known names it holds, found once for all its translations."""
     src_words = {_CONTRACTION.sub("", w.text) for w in _latin_words(source)}
     src_words |= {m.group().replace(".", "") for m in _DOTTED.finditer(source)}
     src_words |= {compiled(r"['’]").split(w)[-1] for w in src_words}
@@ -300,6 +303,12 @@ def _added_names(source: str, translation: str) -> list[Finding]:
     found = {k for k in keys if k in KNOWN_NAMES} | {k for k in _PHRASES if k in source}
     stems = [st for key in sorted(found, key=_ORDER.__getitem__) for st in KNOWN_NAMES[key]]
     stems += ["сша"] if "$" in source else []
+    return frozenset(src_words), tuple(stems)
+
+
+def _added_names(source: str, translation: str) -> list[Finding]:
+    """Capitalised Cyrillic names of the translation that nothing in the source explains."""
+    src_words, stems = _source_words_and_stems(source)
     caps = _capitalised(translation)
     status: list[bool | None] = []  # None: not a candidate, True: explained, False: not
     for m in caps:

@@ -22,9 +22,11 @@ _NE_EXCEPTIONS = frozenset(
 )
 
 
-def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
+@functools.lru_cache(maxsize=4096)
+def _en_negations(source: str) -> tuple[tuple[tuple[str, int, int], ...], bool]:
     """Strong negations of the source (word, start, end) and whether any weaker negative
-    word (``fail``, ``until``, ``unless``, ``un-``) is there."""
+    word (``fail``, ``until``, ``unless``, ``un-``) is there; found once for all the
+    source's translations."""
     strong: list[tuple[str, int, int]] = []
     weak = False
     for m in split_words(source, joiners="'’", letters=True):
@@ -40,7 +42,7 @@ def _en_negations(source: str) -> tuple[list[tuple[str, int, int]], bool]:
             or w.endswith(("less", "lessly", "lessness"))
         ):
             weak = True
-    return strong, weak
+    return tuple(strong), weak
 
 
 @functools.lru_cache(maxsize=100_000)

@@ -4,6 +4,9 @@ compared as values, and amounts whose currency changed.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 import regex
 
 from xlscore.checks import number_words as W
@@ -14,13 +17,15 @@ from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru
 
 
-def _quantities(text: str, lang: str) -> list[_Qty]:
-    """Every number of a text: digits, mixed tokens, Roman numerals and number words."""
+@functools.lru_cache(maxsize=4096)
+def _quantities(text: str, lang: str) -> tuple[_Qty, ...]:
+    """Every number of a text: digits, mixed tokens, Roman numerals and number words (found
+    once per text: a source's for all its translations)."""
     qs, taken = _digit_quantities(text, lang)
     roman = _roman_quantities(text, taken)
     taken = taken + [q.span for q in roman]
     qs += roman + (_en_word_quantities if lang == "en" else _ru_word_quantities)(text, taken)
-    return qs
+    return tuple(qs)
 
 
 _CURRENCY_AFTER = regex.compile(r"[\s\u00a0]*(\p{L}+)(?:[\s\u00a0]+(\p{L}+))?")
@@ -46,7 +51,7 @@ def _currency(text: str, span: tuple[int, int], lang: str) -> tuple[str | None, 
 
 
 def _currency_swaps(
-    source: str, translation: str, src: list[_Qty], tr: list[_Qty]
+    source: str, translation: str, src: Sequence[_Qty], tr: Sequence[_Qty]
 ) -> list[Finding]:
     """Amounts whose value matches but whose currency differs (``$1,000`` -> ``1000 фунтов``)."""
     out = []

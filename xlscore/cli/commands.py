@@ -71,7 +71,12 @@ def _score_to(
         empty = {e: [r.empty for r in done[e]] for e in names}
         bar = PairProgress(len(sources), len(names), args.quiet, start)
         for i, by in scorer.iter_score(
-            sources, engines, chunk_size=args.chunk_size, start=start, on_pairs=bar.advance
+            sources,
+            engines,
+            chunk_size=args.chunk_size,
+            start=start,
+            on_pairs=bar.advance,
+            workers=args.workers,
         ):
             for name in names:
                 writer.row(i + 1, name, by[name])

@@ -87,6 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=CHUNK_PAIRS,
         help=f"pairs embedded and scored at a time (default {CHUNK_PAIRS})",
     )
+    p.add_argument(
+        "--workers",
+        type=at_least(0),
+        default=0,
+        metavar="N",
+        help="run the CPU work in N worker processes beside the model's passes (the same "
+        "scores; worth it on a GPU, or on a CPU with cores to spare; the estimator's fields "
+        "only, not --fields all); default 0: all in one process",
+    )
     add_fields_option(p, DEFAULT_FIELDS)
     add_model_options(p)
     p.set_defaults(func=cmd_score)

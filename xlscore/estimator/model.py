@@ -59,7 +59,7 @@ from xlscore.estimator.fileformat import (
 )
 from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.network import FLOOR, PREDICT_MAX_LENGTH, EstimatorNetwork
-from xlscore.estimator.prediction import Estimate, predict_pairs
+from xlscore.estimator.prediction import Estimate, PairInputs, PassOutputs, predict_pairs
 from xlscore.estimator.recipe import Recipe
 from xlscore.estimator.span_tagger import Pointer, SpanTagger
 from xlscore.io.cache import sha256_file
@@ -173,6 +173,7 @@ class QualityEstimator(EstimatorNetwork):
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
         pointed: Sequence[Sequence[Pointer]] | None = None,
+        forwarded: tuple[PairInputs, PassOutputs] | None = None,
     ) -> list[Estimate]:
         """The prediction of each translation with its parts and its predicted error spans
         (:class:`Estimate`); the scores are those of :meth:`predict`. ``checked=True``: the
@@ -180,7 +181,8 @@ class QualityEstimator(EstimatorNetwork):
         ``on_pairs``: called with the number of pairs each pass has read; ``where``: how a
         warning names the pair at a position (``segment 3, engine b``); ``pointed``: what the
         rule checks' findings of each pair point at, when the caller ran them (else the span
-        tagger runs them)."""
+        tagger runs them); ``forwarded``: the pairs' inputs and pass outputs when a
+        :class:`~xlscore.estimator.prediction.PassQueue` read them already."""
         return predict_pairs(
             self,
             sources,
@@ -191,6 +193,7 @@ class QualityEstimator(EstimatorNetwork):
             on_pairs=on_pairs,
             where=where,
             pointed=pointed,
+            forwarded=forwarded,
         )[1]
 
     # ------------------------------------------------------------------ training

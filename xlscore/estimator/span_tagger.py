@@ -17,6 +17,7 @@ its recipe's threshold, as before.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -55,11 +56,6 @@ EPS = 1e-4
 RUN = 3
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, EPS), 1.0 - EPS)
-    return math.log(p / (1.0 - p))
-
-
 class Pointer(NamedTuple):
     """A character span of the translation a rule check's finding points at; ``counts``:
     the finding is one the score counts (a check that measured precise on MT, e.g. a number
@@ -81,6 +77,12 @@ def pointed_spans(source: str, translation: str) -> list[Pointer]:
             counts = REGISTRY[f.check].counts
             out.append(Pointer(*f.span, bool(counts and counts(f))))
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _source_words(source: str) -> frozenset[str]:
+    """The source's words, case-folded (once per source, for all its translations)."""
+    return frozenset(w.group().casefold() for w in _SOURCE_WORD.finditer(source))
 
 
 def word_features(
@@ -109,7 +111,7 @@ def word_features(
         return words, x, marked
     if pointed is None:
         pointed = pointed_spans(source, translation)
-    source_words = {w.group().casefold() for w in _SOURCE_WORD.finditer(source)}
+    source_words = _source_words(source)
     probs = np.zeros(len(words))
     major = np.zeros(len(words))
     k = 0
@@ -123,7 +125,8 @@ def word_features(
                 total = e.minor + e.major
                 major[j] = e.major / total if total > 0 else 0.0
             j += 1
-    logits = np.array([_logit(float(p)) for p in probs])
+    clipped = np.clip(probs, EPS, 1.0 - EPS)
+    logits = np.log(clipped / (1.0 - clipped))
     latin = np.array([bool(_LATIN.search(w.text)) for w in words])
     run = np.zeros(len(words), dtype=bool)
     start = 0
@@ -131,22 +134,27 @@ def word_features(
         n = len(list(group))
         run[start : start + n] = is_latin and n >= RUN
         start += n
-    for i, w in enumerate(words):
-        before = logits[i - 1] if i > 0 else logits[i]
-        after = logits[i + 1] if i + 1 < len(words) else logits[i]
-        x[i, 0] = logits[i]
-        x[i, 1] = major[i]
-        x[i, 2] = max(before, after)
-        if latin[i]:
-            x[i, 3] = 1.0
-            x[i, 4] = float(w.text.strip("'’-.").casefold() in source_words)
-            x[i, 5] = float(run[i])
-            x[i, 6] = float(w.text[:1].isupper())
-        at = [q for q in pointed if q.start < w.end and w.start < q.end]
-        x[i, 7] = float(bool(at))
-        marked[i] = any(q.counts for q in at)
-        x[i, 8] = float(any(c.isdigit() for c in w.text))
-        x[i, 9] = float(not _INK.search(w.text))
+    x[:, 0] = logits
+    x[:, 1] = major
+    # the stronger of each word's neighbours (a word at an end is its own other neighbour)
+    before = np.concatenate([logits[:1], logits[:-1]])
+    after = np.concatenate([logits[1:], logits[-1:]])
+    x[:, 2] = np.maximum(before, after)
+    for i in np.flatnonzero(latin).tolist():
+        text = words[i].text
+        x[i, 3] = 1.0
+        x[i, 4] = float(text.strip("'’-.").casefold() in source_words)
+        x[i, 5] = float(run[i])
+        x[i, 6] = float(text[:1].isupper())
+    starts = np.array([w.start for w in words])
+    ends = np.array([w.end for w in words])
+    for q in pointed:
+        at = (q.start < ends) & (starts < q.end)
+        x[at, 7] = 1.0
+        if q.counts:
+            marked |= at
+    x[:, 8] = [any(map(str.isdigit, w.text)) for w in words]
+    x[:, 9] = [not _INK.search(w.text) for w in words]
     return words, x, marked
 
 

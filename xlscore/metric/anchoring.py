@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError, XLScoreError
-from xlscore.metric.anchors import AnchorSet, find_anchors, is_cyrillic
+from xlscore.metric.anchors import AnchorSet, SourceSide, find_anchors, is_cyrillic, source_side
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.similarity import Similarity
@@ -109,9 +109,12 @@ class Anchoring:
         lex = self.lexicon
         known, _ = lex.known_words()
         cached: dict[tuple[str, str], AnchorSet] = {}
+        sides: dict[str, SourceSide] = {}  # each source's part once, for all its translations
         for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
             key = (s.text, m.text)
             if key not in cached:
+                if s.text not in sides:
+                    sides[s.text] = source_side(s.words, lex.en_keys)
                 words = table
                 if aligned:
                     if space is None or not isinstance(self.translator, AlignmentTranslator):
@@ -126,6 +129,8 @@ class Anchoring:
                 ) -> frozenset[str]:
                     return words.get(w, empty)
 
-                cached[key] = find_anchors(s.words, m.words, translations, lex.en_keys, known)
+                cached[key] = find_anchors(
+                    s.words, m.words, translations, lex.en_keys, known, sides[s.text]
+                )
             corpus.anchors.append(cached[key])
         return corpus

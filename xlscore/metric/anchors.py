@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import regex
 
@@ -143,20 +144,19 @@ def _max_matching(edges: list[list[int]], n_right: int) -> list[int]:
     return match_left
 
 
-def find_anchors(
-    en_words: Sequence[str],
-    ru_words: Sequence[str],
-    translations: Callable[[str], frozenset[str]],
-    en_keys: Callable[[str], frozenset[str]],
-    headwords: frozenset[str] | set[str],
-) -> AnchorSet:
-    """Anchor pairs between an English source and a Russian translation (word lists).
+class SourceSide(NamedTuple):
+    """What the anchors need of an English source, the same for every translation of it
+    (:func:`source_side`): the positions of each word key, the numbers and names kept as they
+    are, the case-folded words and the positions of each."""
 
-    ``translations(ru_word)`` gives the English keys a Russian word translates to;
-    ``en_keys(en_word)`` the keys of an English word form (itself and its lemmas);
-    ``headwords`` English words, to tell names from words (the scorer passes
-    :meth:`xlscore.metric.lexicon.Lexicon.known_words`, the same with any lexicon).
-    """
+    positions: dict[str, list[int]]
+    kept: set[str]
+    folded: list[str]
+    at_folded: dict[str, list[int]]
+
+
+def source_side(en_words: Sequence[str], en_keys: Callable[[str], frozenset[str]]) -> SourceSide:
+    """The source's part of :func:`find_anchors`, made once for all its translations."""
     positions: dict[str, list[int]] = {}
     for j, w in enumerate(en_words):
         if _LETTER.search(w):
@@ -172,6 +172,27 @@ def find_anchors(
     at_folded: dict[str, list[int]] = {}
     for j, e in enumerate(en_folded):
         at_folded.setdefault(e, []).append(j)
+    return SourceSide(positions, en_kept, en_folded, at_folded)
+
+
+def find_anchors(
+    en_words: Sequence[str],
+    ru_words: Sequence[str],
+    translations: Callable[[str], frozenset[str]],
+    en_keys: Callable[[str], frozenset[str]],
+    headwords: frozenset[str] | set[str],
+    source: SourceSide | None = None,
+) -> AnchorSet:
+    """Anchor pairs between an English source and a Russian translation (word lists).
+
+    ``translations(ru_word)`` gives the English keys a Russian word translates to;
+    ``en_keys(en_word)`` the keys of an English word form (itself and its lemmas);
+    ``headwords`` English words, to tell names from words (the scorer passes
+    :meth:`xlscore.metric.lexicon.Lexicon.known_words`, the same with any lexicon);
+    ``source``: :func:`source_side` of ``en_words`` when the caller made it already (once per
+    source for all its translations).
+    """
+    positions, en_kept, en_folded, at_folded = source or source_side(en_words, en_keys)
     # a very long pair (a document on one line): each word's candidates are the nearest few
     # by relative position, so that memory and time grow with the text, not its square
     near = len(ru_words) * len(en_words) > LONG_PAIR_CELLS

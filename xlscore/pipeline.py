@@ -1,0 +1,422 @@
+"""The estimator's fields scored in blocks, the CPU work beside the model's passes.
+
+When the score is the estimator's and no field needs another encoder (the default's fields,
+``score`` and ``evidence``), :meth:`XLScorer.iter_score <xlscore.scorer.XLScorer.iter_score>`
+cuts the corpus into blocks of whole segments (every engine's translation of a source in one
+block, so that the consensus sees them together). Each block is prepared (words, anchors, rule
+checks) and its distinct pairs read into pieces; the pieces wait in a
+:class:`~xlscore.estimator.prediction.PassQueue`, where pairs of many blocks fill each forward
+pass of their shape; once its passes are read, the block's results are made (error spans,
+evidence, consensus, offsets). With ``workers=N`` the preparing and the finishing run in
+``N`` worker processes while the main process runs the passes, so that a GPU is kept busy, and
+on a CPU the workers' share of the cores runs beside the model's; with ``workers=0`` the same
+steps run in turn in this process.
+
+The passes are the same whatever the number of workers and however fast each is: blocks enter
+the queue in order, at most :data:`WINDOW` are in flight, and passes that are not full are run
+only where nothing more could fill them, at the end of each chunk
+(:func:`~xlscore.metric.corpus.segment_chunks`) or when the window waits on them; a chunk is
+computed whole, from its first block, also when a run resumes inside it. Each pass has a shape
+set by its pairs' own length (:mod:`xlscore.encoders.arithmetic`), each pair's CPU work depends
+on the pair alone and the consensus on its segment. The results are therefore the same to the
+last bit with any number of workers, and in a run resumed at any segment.
+
+The workers are forked from the main process, so they share its loaded tables and never load a
+model; this needs the ``fork`` start method (Linux; macOS allows it too). A worker's warnings
+are given again in the main process, a worker's error is raised there, and a worker that dies
+stops the run with an error naming its exit code.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import traceback
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.reduction import ForkingPickler
+from typing import TYPE_CHECKING, Any, Protocol
+
+import torch
+
+from xlscore.errors import XLScoreError
+from xlscore.estimator.prediction import PassOutputs, PassQueue
+from xlscore.metric.corpus import CHUNK_PAIRS, PreparedCorpus, segment_chunks, segment_pairs
+from xlscore.metric.pair_parts import unscored
+from xlscore.results import ScoreResult, on_given_texts
+
+if TYPE_CHECKING:
+    from xlscore.checking import Checking
+    from xlscore.estimator.crossencoder import Encoded
+    from xlscore.estimator.model import QualityEstimator
+    from xlscore.estimator.prediction import PairInputs
+    from xlscore.final_score import FinalScore
+    from xlscore.metric.anchoring import Anchoring
+
+
+class XLScorer(Protocol):
+    """What the pipeline reads of :class:`xlscore.XLScorer` (which imports this module)."""
+
+    anchoring: Anchoring
+    checking: Checking
+    final: FinalScore
+
+    @property
+    def fields(self) -> frozenset[str]: ...
+
+    @property
+    def estimator(self) -> QualityEstimator | None: ...
+
+
+#: pairs per block handed to a worker, by kind of device (the pass queue fills each pass from
+#: as many blocks as it takes)
+BLOCK_PAIRS = {"cpu": 256, "cuda": 1024}
+#: blocks in flight at most, whatever the number of workers (so that the passes, and with them
+#: the results to the last bit, do not depend on it)
+WINDOW = 32
+
+#: the scorer and engine names the next workers fork with (set only while they start)
+_JOB: tuple[XLScorer, list[str]] | None = None
+
+
+def runs_in_blocks(scorer: XLScorer) -> bool:
+    """Whether ``scorer``'s fields are scored in blocks: the score is the estimator's and no
+    field needs a model in the main process beside it (the paper's columns, the similarity,
+    the evidence by word alignment)."""
+    return not _needs_encoder(scorer)
+
+
+def _needs_encoder(scorer: XLScorer) -> list[str]:
+    """What of ``scorer``'s work needs an encoder beside the estimator's."""
+    needs = []
+    if scorer.estimator is None:
+        needs.append("the paper's score (no estimator)")
+    if "paper" in scorer.fields:
+        needs.append("the paper's columns")
+    if scorer.final.computes_similarity:
+        needs.append("the similarity")
+    if "evidence" in scorer.fields and scorer.anchoring.aligned:
+        needs.append("the evidence by word alignment")
+    return needs
+
+
+def check_workers(scorer: XLScorer, workers: int) -> None:
+    """Refuse ``workers`` that cannot run: not a whole number, no ``fork`` start method, or a
+    scorer whose work needs a model beside the estimator's, which only the main process
+    holds."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 0:
+        raise XLScoreError(f"workers must be a whole number of processes, not {workers!r}")
+    if not workers:
+        return
+    if "fork" not in mp.get_all_start_methods():
+        raise XLScoreError(
+            "worker processes need the 'fork' start method, which this platform lacks: "
+            "score without workers"
+        )
+    needs = _needs_encoder(scorer)
+    if needs:
+        raise XLScoreError(
+            "worker processes run the CPU work of the estimator's fields only; "
+            + " and ".join(needs)
+            + " need(s) an encoder in the main process: score without workers, or leave "
+            "those fields out (fields='score,evidence')"
+        )
+
+
+def read_block(
+    scorer: XLScorer, src: list[str], mt: list[str], progress: bool = False
+) -> PreparedCorpus:
+    """Pairs prepared for the score without the paper's columns: both sides cut into words,
+    anchored (with word translation when the evidence is computed) and checked: the CPU work
+    before the estimator's pass."""
+    corpus = scorer.anchoring.prepare(
+        src,
+        mt,
+        vectors=scorer.final.computes_similarity,
+        translate="evidence" in scorer.fields,
+        progress=progress,
+    )
+    scorer.checking.run(corpus)
+    return corpus
+
+
+def finish_block(
+    scorer: XLScorer,
+    corpus: PreparedCorpus,
+    core: list[ScoreResult] | None,
+    given: tuple[list[str], list[str]],
+    first: int,
+    names: Sequence[str],
+    on_pairs: Callable[[int], None] | None = None,
+    forwarded: tuple[PairInputs, PassOutputs] | None = None,
+) -> list[ScoreResult]:
+    """The results of prepared segments (each segment's ``names`` engines in turn, the first
+    segment ``first``): the final score and consensus of each, every offset moved onto the
+    texts as ``given``.
+
+    Args:
+        scorer: the scorer.
+        corpus: the segments' pairs, prepared and checked.
+        core: the paper's columns of each pair (``None``: without them).
+        given: the sources and translations as given.
+        first: the first segment (0-based), for warnings.
+        names: the engines of each segment.
+        on_pairs: told how many pairs each estimator pass has read.
+        forwarded: the estimator's inputs and pass outputs, when read already.
+
+    Returns:
+        One result per pair, in the corpus's order.
+    """
+    n = len(names)
+    results = scorer.final.finish(
+        corpus,
+        core if core is not None else unscored(corpus, "evidence" in scorer.fields),
+        [range(k, k + n) for k in range(0, len(corpus), n)],
+        on_pairs,
+        _naming(first, names),
+        forwarded,
+    )
+    # the components' offsets are into the normalised texts: moved here, once
+    return [
+        on_given_texts(r, s, t, seen)
+        for r, s, t, seen in zip(results, *given, zip(*corpus.texts()))
+    ]
+
+
+def _naming(first: int, names: Sequence[str]) -> Callable[[int], str]:
+    """How a warning names the pair at position ``k`` of segments whose first is ``first``
+    (0-based), their engines ``names`` in turn: ``segment 3`` (1-based), with ``, engine
+    NAME`` when the engines have names."""
+
+    def named(k: int) -> str:
+        engine = names[k % len(names)]
+        return f"segment {first + k // len(names) + 1}" + (f", engine {engine}" if engine else "")
+
+    return named
+
+
+def blocks(
+    n_segments: int, n_engines: int, start: int, chunk_pairs: int, block_pairs: int
+) -> list[tuple[int, int, bool]]:
+    """Blocks ``(a, b, last)`` of whole segments ``[a, b)`` covering every chunk
+    (:func:`~xlscore.metric.corpus.segment_chunks`) that ends after ``start``, about
+    ``block_pairs`` pairs each; ``last``: the block ends its chunk."""
+    out = []
+    step = max(1, block_pairs // max(1, n_engines))
+    for a, b in segment_chunks(n_segments, n_engines, chunk_pairs):
+        if b > start:
+            out += [(c, min(c + step, b), c + step >= b) for c in range(a, b, step)]
+    return out
+
+
+class _Blocks:
+    """The CPU work of blocks, kept between a block's two steps: ``read`` (prepare it and
+    read its distinct pairs into pieces, which are returned) and ``finish`` (its results from
+    its passes' outputs)."""
+
+    def __init__(self, scorer: XLScorer, names: list[str]) -> None:
+        self.scorer, self.names = scorer, names
+        self.kept: dict[int, tuple] = {}
+
+    def do(self, kind: str, j: int, payload: Any) -> tuple[str, Any]:
+        """One step of block ``j``; returns the reply's kind (``read`` or ``done``) and
+        content."""
+        scorer = self.scorer
+        if kind == "read":
+            a, src, mt = payload
+            corpus = read_block(scorer, src, mt)
+            inputs = scorer.final.estimator_inputs(corpus)
+            self.kept[j] = (a, src, mt, corpus, inputs)
+            return "read", inputs.encoded
+        a, src, mt, corpus, inputs = self.kept.pop(j)
+        scores, parts, probs = payload
+        out = PassOutputs(scores, parts, probs, 0)
+        results = finish_block(
+            scorer, corpus, None, (src, mt), a, self.names, forwarded=(inputs, out)
+        )
+        return "done", results
+
+
+class _InProcess:
+    """The blocks' CPU work done here, each step when it is sent."""
+
+    def __init__(self, scorer: XLScorer, names: list[str]) -> None:
+        self.work = _Blocks(scorer, names)
+        self.replies: deque[tuple[str, int, Any, list]] = deque()
+
+    def send(self, kind: str, j: int, payload: Any) -> None:
+        done, reply = self.work.do(kind, j, payload)
+        self.replies.append((done, j, reply, []))  # its warnings were given as they came
+
+    def reply(self) -> tuple[str, int, Any, list]:
+        return self.replies.popleft()
+
+    def close(self) -> None:
+        pass
+
+
+class _Workers:
+    """The blocks' CPU work in worker processes forked from this one, block ``j`` in worker
+    ``j % n`` (which keeps what its two steps share)."""
+
+    def __init__(self, scorer: XLScorer, names: list[str], n: int) -> None:
+        global _JOB
+        ctx = mp.get_context("fork")
+        self.replies: Any = ctx.Queue()
+        self.tasks = [ctx.Queue() for _ in range(n)]
+        _JOB = (scorer, names)
+        try:
+            self.procs = [
+                ctx.Process(
+                    target=_serve, args=(t, self.replies), daemon=True, name=f"xlscore-worker-{w}"
+                )
+                for w, t in enumerate(self.tasks)
+            ]
+            with warnings.catch_warnings():  # forking beside torch's threads is meant here
+                warnings.simplefilter("ignore", DeprecationWarning)
+                for p in self.procs:
+                    p.start()
+        finally:
+            _JOB = None
+
+    def send(self, kind: str, j: int, payload: Any) -> None:
+        self.tasks[j % len(self.tasks)].put((kind, j, payload))
+
+    def reply(self) -> tuple[str, int, Any, list]:
+        """The next worker's reply; a worker that died is an error."""
+        while True:
+            try:
+                return self.replies.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p for p in self.procs if not p.is_alive()]
+                if dead:
+                    raise XLScoreError(
+                        f"worker process {dead[0].name} stopped (exit code "
+                        f"{dead[0].exitcode}); if the system ran out of memory, use fewer "
+                        "workers"
+                    ) from None
+
+    def close(self) -> None:
+        for t in self.tasks:
+            t.put(None)
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+
+
+def score_blocks(
+    scorer: XLScorer,
+    sources: list[str],
+    systems: dict[str, list[str]],
+    *,
+    workers: int = 0,
+    start: int = 0,
+    chunk_pairs: int = CHUNK_PAIRS,
+    on_pairs: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
+    """``(segment index, {engine: result})`` from segment ``start``, in order, as
+    :meth:`~xlscore.scorer.XLScorer.iter_score` gives them, scored in blocks of
+    :data:`BLOCK_PAIRS` pairs (at most ``chunk_pairs``) with the CPU work in ``workers``
+    processes (0: in this one); see the module's docstring. ``on_pairs``: told of each
+    block's pairs from ``start`` as they are yielded."""
+    check_workers(scorer, workers)
+    est = scorer.estimator
+    if est is None or not runs_in_blocks(scorer):
+        raise XLScoreError("this scorer's fields are not scored in blocks")
+    names = list(systems)
+    size = min(BLOCK_PAIRS.get(est.device.type, BLOCK_PAIRS["cpu"]), chunk_pairs)
+    todo = blocks(len(sources), len(names), start, chunk_pairs, size)
+    crew = _Workers(scorer, names, workers) if workers else _InProcess(scorer, names)
+    threads = torch.get_num_threads()
+    if workers and est.device.type != "cpu":
+        torch.set_num_threads(1)  # the passes run on the device: the cores are the workers'
+    passes = PassQueue(est, details=True)
+    read: dict[int, list[Encoded]] = {}  # blocks prepared, waiting their turn in the queue
+    outputs: dict[int, PassOutputs] = {}  # blocks in the queue, waiting their passes
+    done: dict[int, list[ScoreResult]] = {}
+    sent = added = shown = 0
+
+    def deliver() -> None:  # blocks whose every pair is read go back to be finished
+        for j in [j for j, out in outputs.items() if not out.waiting]:
+            out = outputs.pop(j)
+            crew.send("finish", j, (out.scores, out.parts, out.word_probs))
+
+    try:
+        while shown < len(todo):
+            while sent < min(len(todo), shown + WINDOW):
+                a, b, _ = todo[sent]
+                crew.send("read", sent, (a, *segment_pairs(sources, systems, a, b)))
+                sent += 1
+            if added == sent and shown in outputs:
+                passes.run(flush=True)  # the window is full and waits on these passes
+                deliver()
+                continue
+            kind, j, payload, caught = crew.reply()
+            for w in caught:
+                warnings.warn(w.message, w.category, stacklevel=2)
+            if kind == "error":
+                raise payload
+            if kind == "read":
+                read[j] = payload
+                while added in read:  # in block order, whatever order the workers finish in
+                    encoded = read.pop(added)
+                    out = outputs[added] = PassOutputs.empty(len(encoded))
+                    passes.add(encoded, out)
+                    passes.run(flush=todo[added][2])  # a chunk's last block: its passes end
+                    deliver()
+                    added += 1
+                continue
+            done[j] = payload
+            while shown in done:
+                a, b, _ = todo[shown]
+                results, n = done.pop(shown), len(names)
+                shown += 1
+                if on_pairs is not None and b > max(a, start):
+                    on_pairs((b - max(a, start)) * n)  # before its segments, as they are done
+                for i in range(max(a, start), b):
+                    k = (i - a) * n
+                    yield i, dict(zip(names, results[k : k + n]))
+    finally:
+        crew.close()
+        torch.set_num_threads(threads)
+
+
+def _serve(tasks: Any, replies: Any) -> None:
+    """A worker's loop: the steps of its blocks until told to stop (``None``), each reply
+    with the warnings the step gave."""
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    torch.set_num_threads(1)
+    assert _JOB is not None
+    work = _Blocks(*_JOB)
+    while (task := tasks.get()) is not None:
+        kind, j, payload = task
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                kind, reply = work.do(kind, j, payload)
+            except Exception as err:  # handed to the main process whole
+                kind, reply = "error", _picklable(err)
+        replies.put((kind, j, reply, [_picklable_warning(w) for w in caught]))
+    os._exit(0)  # the forked copy of the main process's models is never cleaned up here
+
+
+def _picklable(err: BaseException) -> BaseException:
+    """``err`` if it survives pickling, else an :class:`XLScoreError` with its traceback."""
+    try:  # what the queue will do with it (between forked copies of this process)
+        ForkingPickler.loads(ForkingPickler.dumps(err))
+        return err
+    except Exception:
+        return XLScoreError("a worker process failed:\n" + "".join(traceback.format_exception(err)))
+
+
+def _picklable_warning(w: warnings.WarningMessage) -> warnings.WarningMessage:
+    """A recorded warning reduced to what the main process gives again."""
+    message = w.message if isinstance(w.message, Warning) else UserWarning(str(w.message))
+    try:
+        ForkingPickler.dumps(message)
+    except Exception:
+        message = UserWarning(str(message))
+    return warnings.WarningMessage(message, w.category, "", 0)
