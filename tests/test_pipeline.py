@@ -135,3 +135,14 @@ def test_the_command_line_with_workers_writes_the_same_file(tmp_path, corpus):
     assert outs[0] == outs[1]
     bad = run_cli("score", "-s", tmp_path / "src.txt", "-t", tmp_path / "mt.txt", "--workers", "-1")
     assert bad.returncode == 2 and "--workers" in bad.stderr
+
+
+def test_a_blocks_results_come_out_before_the_next_blocks_are_prepared(scorer, corpus, monkeypatch):
+    """In one process the first block is finished and yielded as soon as its passes are read,
+    not after every block of the window has been prepared (a killed run keeps what came out)."""
+    src, mt = corpus
+    prepared: list[int] = []
+    run = scorer.checking.run
+    monkeypatch.setattr(scorer.checking, "run", lambda c: (prepared.append(len(c)), run(c))[1])
+    first = next(iter(scorer.iter_score(src, mt, chunk_size=4)))  # 6 chunks, a block each
+    assert first[0] == 0 and prepared == [4]

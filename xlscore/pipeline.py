@@ -34,7 +34,6 @@ import os
 import queue
 import traceback
 import warnings
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.reduction import ForkingPickler
 from typing import TYPE_CHECKING, Any, Protocol
@@ -240,21 +239,25 @@ class _Blocks:
 
 
 class _InProcess:
-    """The blocks' CPU work done here, each step when it is sent."""
+    """The blocks' CPU work done here, a step at a time as replies are asked for: a block
+    whose passes are read is finished before the next is prepared, so that its results come out
+    as soon as they can (which steps run first changes no pass: see the module's docstring)."""
 
     def __init__(self, scorer: XLScorer, names: list[str]) -> None:
         self.work = _Blocks(scorer, names)
-        self.replies: deque[tuple[str, int, Any, list]] = deque()
+        self.tasks: list[tuple[str, int, Any]] = []
 
     def send(self, kind: str, j: int, payload: Any) -> None:
-        done, reply = self.work.do(kind, j, payload)
-        self.replies.append((done, j, reply, []))  # its warnings were given as they came
+        self.tasks.append((kind, j, payload))
 
     def reply(self) -> tuple[str, int, Any, list]:
-        return self.replies.popleft()
+        k = next((k for k, t in enumerate(self.tasks) if t[0] == "finish"), 0)
+        kind, j, payload = self.tasks.pop(k)
+        done, reply = self.work.do(kind, j, payload)
+        return done, j, reply, []  # its warnings were given as they came
 
     def close(self) -> None:
-        pass
+        self.tasks.clear()
 
 
 class _Workers:
