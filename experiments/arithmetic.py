@@ -77,6 +77,8 @@ sys.path.insert(0, str(HERE))
 from _results import AVX2_ENV, cpu_name, write_markdown  # noqa: E402
 from bench import _rows  # noqa: E402
 
+from xlscore.estimator.prediction import PairInputs, read_pairs  # noqa: E402
+
 #: the largest change of one score a faster arithmetic may make
 SCORE_LINE = 0.05
 #: how much faster than PyTorch float32 it must be (one thread)
@@ -124,24 +126,12 @@ class Passes:
         return len(self.translation)
 
 
-def _keys(sources: Sequence[str], translations: Sequence[str]) -> tuple[list, list[int]]:
-    """The distinct normalised pairs (as :func:`~xlscore.estimator.prediction.predict_pairs`
-    reads them) and each input pair's index among them."""
-    from xlscore.text.words import normalize_text
-
-    keys: dict[tuple[str, str], int] = {}
-    order = [
-        keys.setdefault((normalize_text(s), normalize_text(t)), len(keys))
-        for s, t in zip(sources, translations)
-    ]
-    return list(keys), order
-
-
-def plan(est, pairs: list[tuple[str, str]]) -> Passes:
-    """The passes xlscore would run over ``pairs`` (already distinct and normalised)."""
+def plan(est, inputs: PairInputs) -> Passes:
+    """The passes xlscore would run over the distinct pairs of ``inputs``
+    (:func:`~xlscore.estimator.prediction.read_pairs`)."""
     from xlscore.encoders import arithmetic
 
-    encoded, _ = est._encode(pairs, est.max_length)
+    encoded, pairs = inputs.encoded, inputs.unique
     planned = arithmetic.plan_passes(
         [len(x) for x in encoded], est.device.type, est.max_length, key=lambda k: pairs[k]
     )
@@ -155,11 +145,12 @@ def plan(est, pairs: list[tuple[str, str]]) -> Passes:
 def calibration_pairs(path: str, count: int) -> list[tuple[str, str]]:
     """``count`` distinct pairs spread over the judged file ``path`` (every k-th row)."""
     from xlscore.evaluation.agreement import read_judgments
+    from xlscore.text.words import normalize_text
 
     rows = read_judgments(path)
-    step = max(1, len(rows) // count)
-    keys, _ = _keys([r.source for r in rows[::step]], [r.translation for r in rows[::step]])
-    return keys[:count]
+    picked = rows[:: max(1, len(rows) // count)]
+    keys = dict.fromkeys((normalize_text(r.source), normalize_text(r.translation)) for r in picked)
+    return list(keys)[:count]
 
 
 # ------------------------------------------------------------------ running
@@ -539,9 +530,13 @@ class Bench:
         self.work = Path(args.work) / (self.est.digest or "unsaved")[:12]
         self.work.mkdir(parents=True, exist_ok=True)
         self.rows = _rows(args.data, args.limit)
-        pairs, self.order = _keys([r.source for r in self.rows], [r.translation for r in self.rows])
-        self.passes = plan(self.est, pairs)
-        self.calib = plan(self.est, calibration_pairs(args.calibration, args.calibration_pairs))
+        inputs = read_pairs(
+            self.est, [r.source for r in self.rows], [r.translation for r in self.rows]
+        )
+        self.order = inputs.order
+        self.passes = plan(self.est, inputs)
+        calib = calibration_pairs(args.calibration, args.calibration_pairs)
+        self.calib = plan(self.est, read_pairs(self.est, *map(list, zip(*calib))))
         self.timing = self.passes.batches[:: args.timing_step]
         self.timing_pairs = sum(len(m) for m in self.passes.members[:: args.timing_step])
         self.reference = torch_forward(self.est.model)

@@ -323,9 +323,9 @@ def score_blocks(
     """``(segment index, {engine: result})`` from segment ``start``, in order, as
     :meth:`~xlscore.scorer.XLScorer.iter_score` gives them, scored in blocks of
     :data:`BLOCK_PAIRS` pairs (at most ``chunk_pairs``) with the CPU work in ``workers``
-    processes (0: in this one); see the module's docstring. ``on_pairs``: told of each
-    block's pairs from ``start`` as they are yielded."""
-    check_workers(scorer, workers)
+    processes (0: in this one, else as :func:`check_workers` allows, which the caller,
+    :meth:`~xlscore.scorer.XLScorer.iter_score`, has checked); see the module's docstring.
+    ``on_pairs``: told of each block's pairs from ``start`` as they are yielded."""
     est = scorer.estimator
     if est is None or not runs_in_blocks(scorer):
         raise XLScoreError("this scorer's fields are not scored in blocks")

@@ -13,7 +13,7 @@ score is bit-identical whatever else is predicted with it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -124,18 +124,12 @@ class PassQueue:
         self.est, self.details = est, details
         self.waiting: dict[tuple[int, int], list[tuple[PassOutputs, int, Encoded]]] = {}
 
-    def add(
-        self,
-        encoded: Sequence[Encoded],
-        outputs: PassOutputs,
-        members: Iterable[int] | None = None,
-    ) -> None:
-        """Queue the pairs ``encoded[k]`` for ``k`` in ``members`` (default: all); their
-        results go to ``outputs`` at the same positions. They are queued by length and then
-        by their pieces, so that the passes do not depend on the order they came in."""
+    def add(self, encoded: Sequence[Encoded], outputs: PassOutputs) -> None:
+        """Queue the pairs ``encoded``; their results go to ``outputs`` at the same positions.
+        They are queued by length and then by their pieces, so that the passes do not depend
+        on the order they came in."""
         dev, longest = self.est.device.type, self.est.max_length
-        keys = range(len(encoded)) if members is None else members
-        for k in sorted(keys, key=lambda k: _order(encoded[k])):
+        for k in sorted(range(len(encoded)), key=lambda k: _order(encoded[k])):
             shape = arithmetic.batch_shape(len(encoded[k]), dev, longest)
             self.waiting.setdefault(shape, []).append((outputs, k, encoded[k]))
 
