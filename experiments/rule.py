@@ -37,6 +37,7 @@ import numpy as np
 from _results import write_markdown
 from sets import Parts, ValidationSet, load_validation_sets, parts, predictions
 
+from xlscore.checks.degenerate import FLAG_SHARE
 from xlscore.estimator.model import FLOOR
 from xlscore.evaluation.agreement import agreement
 from xlscore.evaluation.gate import (
@@ -45,9 +46,8 @@ from xlscore.evaluation.gate import (
     compare_scores,
     grouped_spearman,
 )
-from xlscore.final_score import CONSENSUS_MIN, estimator_score
-from xlscore.metric.consensus import blend as consensus_blend
-from xlscore.metric.consensus import chrf_agreement
+from xlscore.final_score import estimator_score
+from xlscore.metric.consensus import Voters, copy_engines
 
 #: the order the parts are tried in, and each one's weights
 ORDER = ("checks", "meaning", "similarity", "consensus")
@@ -92,31 +92,52 @@ class SetData:
         source are scored together, so that the consensus enters there (as the scorer adds
         it: :func:`xlscore.metric.consensus.blend`); a single-translation set's rows are
         scored one at a time. (The scorer also leaves flagged translations, untranslated or
-        in another language, out of the consensus; the parts files do not record the flags,
-        so here every row takes part.)"""
+        in another language, out of the consensus; the parts files do not record those
+        flags, so here every row takes part but the degenerate ones.) As in the scorer, a
+        source needs :data:`CONSENSUS_MIN` voters, and the consensus takes no score
+        below the floor."""
         alone = self._alone(blend)
         if not blend.consensus or self.set.kind != "systems":
             return alone
         out = alone.copy()
-        for idx in self.groups:
-            if len(idx) >= CONSENSUS_MIN:
-                out[idx] = consensus_blend(alone[idx], self.agreement[idx], blend.consensus)
+        for idx, voters in zip(self.groups, self.voters):
+            if voters is not None:
+                out[idx] = voters.blend(alone[idx].tolist(), blend.consensus, FLOOR)
         return out
 
     @functools.cached_property
     def groups(self) -> list[np.ndarray]:
-        """The positions of each source's rows."""
+        """The positions of each source's rows (the degenerate ones left out, as flagged)."""
         by: dict[str, list[int]] = {}
         for i, r in enumerate(self.set.rows):
-            by.setdefault(r.seg_id, []).append(i)
+            if self.parts.degenerate[i] < FLAG_SHARE:
+                by.setdefault(r.seg_id, []).append(i)
         return [np.array(v) for v in by.values()]
 
     @functools.cached_property
+    def voters(self) -> list[Voters | None]:
+        """Each source's candidates as the consensus counts them, the set's systems scored
+        together (systems that are copies of each other one voter where they agree;
+        ``None``: too few voters for a consensus)."""
+        rows = self.set.rows
+        segments = {s: k for k, s in enumerate(dict.fromkeys(r.seg_id for r in rows))}
+        by: dict[str, list[str]] = {}
+        for r in rows:
+            by.setdefault(r.system, [""] * len(segments))[segments[r.seg_id]] = r.translation
+        copies = copy_engines(by)
+        return [
+            Voters.of([rows[i].translation for i in idx], [rows[i].system for i in idx], copies)
+            for idx in self.groups
+        ]
+
+    @functools.cached_property
     def agreement(self) -> np.ndarray:
-        """Each row's chrF agreement with the other engines' translations of its source."""
+        """Each row's chrF agreement (0..1) with the other engines' translations of its
+        source (0 where no consensus is taken)."""
         out = np.zeros(len(self.set.rows))
-        for idx in self.groups:
-            out[idx] = chrf_agreement([self.set.rows[i].translation for i in idx])
+        for idx, voters in zip(self.groups, self.voters):
+            if voters is not None:
+                out[idx] = voters.candidates_agreement()
         return out
 
     def _alone(self, blend: Blend) -> np.ndarray:
@@ -130,6 +151,7 @@ class SetData:
                 floor=FLOOR,
                 findings=self.parts.findings,
                 check_weight=blend.checks,
+                degenerate=self.parts.degenerate,
             )
         )
 

@@ -269,11 +269,14 @@ def cmd_findings(args) -> None:
 @dataclass(frozen=True)
 class Parts:
     """The model-independent parts of a set's rows, in their order: the similarity with the
-    foreign-word penalty, the share of foreign words, the reliable check findings."""
+    foreign-word penalty, the share of foreign words, the reliable check findings, and the
+    share of each translation that is degenerate (:mod:`xlscore.checks.degenerate`, found
+    from the texts here: it reads no model)."""
 
     similarity: np.ndarray
     foreign: np.ndarray
     findings: np.ndarray
+    degenerate: np.ndarray
 
 
 def parts(vs: ValidationSet) -> Parts:
@@ -285,12 +288,23 @@ def parts(vs: ValidationSet) -> Parts:
     f = PARTS / f"{vs.key}.tsv"
     if not f.exists():
         raise SystemExit(f"{f} missing: run python experiments/sets.py predict first")
+    from xlscore.checks.degenerate import degeneracy
+    from xlscore.text.words import normalize_text
+
     picked = _rows_of(f, vs)
     col = lambda c, t: np.array([t(p[c]) for p in picked])
-    if vs.russian:
-        return Parts(col("similarity", float), col("foreign", float), col("findings", int))
     zero = np.zeros(len(picked))
-    return Parts(col("f1", float), zero, zero.astype(int))
+    if vs.russian:
+        degenerate = np.array(
+            [
+                degeneracy(normalize_text(r.source), normalize_text(r.translation)).share
+                for r in vs.rows
+            ]
+        )
+        return Parts(
+            col("similarity", float), col("foreign", float), col("findings", int), degenerate
+        )
+    return Parts(col("f1", float), zero, zero.astype(int), zero)
 
 
 def main() -> None:

@@ -118,7 +118,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
         == 0
     )
     err = capfd.readouterr().err
-    assert "48 rows in 8 files" in err
+    assert "48 rows" not in err  # --quiet: nothing but warnings and errors
     assert "core_worker" not in err and "Ray logged" not in err
     assert "constructor arguments" in (out / "_ray.log").read_text(encoding="utf-8")
     json_out = tmp_path / "score.jsonl"
@@ -382,3 +382,69 @@ def test_without_ray_batch_says_how_to_install_it(tmp_path, monkeypatch, capsys)
 def test_nothing_was_written_to_the_home_folder(home):
     # the module's jobs ran on a local Ray started with HOME here: no ~/.ray/auth_token
     assert list(home.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ["only", None])
+def test_a_corpus_whose_sources_repeat_gets_the_scores_of_score(tmp_path, tiny_config, engine):
+    """Issue 71: batch grouped rows by source text across the whole input, so a one-engine
+    corpus whose sources repeat (the filtering use) got a consensus among unrelated rows --
+    250 of 300 scores differed from ``score``'s. Rows count as engines of one source only
+    when the input names the engine; one engine (or none named) gets no consensus, and each
+    row the number ``score`` gives it."""
+    from xlscore.scorer import XLScorer
+
+    sources = [s for s in SOURCES for _ in range(3)]
+    translations = [ENGINES[f"engine{k}"][i] for i in range(len(SOURCES)) for k in (1, 2, 3)]
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"source": s, "translation": t, **({"engine": engine} if engine else {})},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for s, t in zip(sources, translations)
+        ),
+        encoding="utf-8",
+    )
+    score_dataset([path], tmp_path / "out", scorer=tiny_config, rows_per_file=10)
+    table = pq.read_table(tmp_path / "out").to_pylist()
+    assert len(table) == len(sources)
+    want = XLScorer.offline(**tiny_config).score(sources, translations)
+    for got, w in zip(table, want):
+        assert got["consensus"] is None and w.consensus is None
+        assert got["score"] == pytest.approx(w.score, abs=1e-5)
+
+
+def test_a_copied_engine_votes_once_as_in_score(tmp_path, tiny_config):
+    """An engine that copies another: batch finds it over the whole input, warns, and gives
+    every row the score ``score`` gives it (the copy one voter with its original)."""
+    from xlscore.errors import DuplicateEnginesWarning
+    from xlscore.scorer import XLScorer
+
+    engines = {**ENGINES, "copy3": list(ENGINES["engine3"])}
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"source": s, "translation": t[i], "engine": e}, ensure_ascii=False) + "\n"
+            for e, t in engines.items()
+            for i, s in enumerate(SOURCES)
+        ),
+        encoding="utf-8",
+    )
+    with pytest.warns(DuplicateEnginesWarning, match="engine3 and copy3"):
+        score_dataset([path], tmp_path / "out", scorer=tiny_config, rows_per_file=16)
+    got = {(r["engine"], r["id"]): r for r in pq.read_table(tmp_path / "out").to_pylist()}
+    with pytest.warns(DuplicateEnginesWarning):
+        scored = list(XLScorer.offline(**tiny_config).iter_score(SOURCES, engines))
+    n = len(SOURCES)
+    for i, by in scored:
+        for k, (engine, want) in enumerate(by.items()):
+            row = got[(engine, f"{path}:{k * n + i + 1}")]
+            assert row["score"] == pytest.approx(want.score, abs=1e-5)
+            assert row["consensus"] == pytest.approx(want.consensus, abs=1e-12)
+    assert all(
+        got[("copy3", f"{path}:{4 * n + i + 1}")]["score"]
+        == pytest.approx(got[("engine3", f"{path}:{2 * n + i + 1}")]["score"], abs=1e-12)
+        for i in range(n)
+    )

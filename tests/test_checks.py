@@ -259,6 +259,28 @@ def test_negation_check_reports_a_dropped_negation():
     assert source[fs[0].source_span[0] : fs[0].source_span[1]] == "not"
 
 
+@pytest.mark.parametrize(
+    "translation",
+    [
+        "The museum will not open on Monday.",  # the English source copied unchanged
+        "Le musée n'ouvrira pas lundi.",  # another language, no Cyrillic word
+        "Музей will not open в понедельник.",  # half copied: the source's 'not' is kept
+        "Музей won't open в понедельник.",
+    ],
+)
+def test_negation_check_says_nothing_false_of_a_translation_not_in_russian(translation):
+    """Its rules read Russian: a translation with no Cyrillic word (flagged untranslated or
+    wrong language elsewhere), or one that keeps the source's English negation, has no
+    negation missing (issue 71: "'not' in the source, none in the translation" of a copy)."""
+    assert found("The museum will not open on Monday.", translation, "negation") == []
+    assert find_mismatches("He did not come.", "He did not come.") == []
+
+
+def test_negation_check_still_reads_a_russian_translation_with_english_words():
+    fs = found("The museum will not open on Monday.", "Музей откроется в Monday.", "negation")
+    assert len(fs) == 1 and fs[0].span is None
+
+
 def test_negation_check_points_at_an_added_negation():
     translation = "Музей не откроется в понедельник."
     fs = found("The museum will open on Monday.", translation, "negation")
@@ -276,7 +298,7 @@ def test_checks_can_be_chosen_and_keep_their_order():
     assert find_mismatches(source, translation, ("negation",)) == every[2:]
     assert find_mismatches(source, translation, ()) == []
     assert find_mismatches(source, translation, ("spelling",)) == []
-    assert CHECKS == ("number", "name", "negation")
+    assert CHECKS == ("number", "name", "negation", "degenerate")
 
 
 @pytest.mark.parametrize(
@@ -362,7 +384,9 @@ def test_each_check_says_which_of_its_findings_count_in_the_score():
     from xlscore.checks import COUNTED, REGISTRY, counted
 
     assert list(REGISTRY) == list(CHECKS)
-    assert [c.counts is not None for c in REGISTRY.values()] == [True, False, True]
+    assert [c.counts is not None for c in REGISTRY.values()] == [True, False, True, False]
+    # degenerate output costs points through its share, never the check weight
+    assert [c.pulls for c in REGISTRY.values()] == [False, False, False, True]
     pairs = [
         ("The museum does not open at 9.", "Музей открывается в 9."),
         ("The museum opens at 9.", "Музей не открывается в 10."),

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DEMO, ROOT, read_demo, run_cli
+from test_docs import FP32, fenced_blocks, first_unprinted, same_printed_line
 
 from xlscore.checks import COUNTED, counted, find_mismatches
 from xlscore.estimator.model import read_metadata, shipped
@@ -86,7 +87,6 @@ def scored_tsv(tmp_path_factory):
             "tsv",
             "-o",
             out,
-            "--quiet",
             "--chunk-size",
             "16",
             "--fields",
@@ -96,19 +96,15 @@ def scored_tsv(tmp_path_factory):
     return out, r
 
 
-def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
+def test_score_tsv_has_every_segment(scored_tsv):
     out, r = scored_tsv
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith(f"# xlscore:0.1.0|{EST}@") and " inputs:" in lines[0]
-    rows = list(csv.DictReader(lines[1:], delimiter="\t"))
-    data = [x for x in rows if x["segment"] != "system"]
-    assert len(data) == 12 * 4
+    data = list(csv.DictReader(lines[1:], delimiter="\t"))
+    assert len(data) == 12 * 4 and all(x["segment"].isdigit() for x in data)
     assert [x["engine"] for x in data[:4]] == ["engine1", "engine2", "engine3", "engine4"]
-    systems = {x["engine"]: float(x["score"]) for x in rows if x["segment"] == "system"}
-    for name, mean in systems.items():
-        mine = [float(x["score"]) for x in data if x["engine"] == name]
-        assert mean == pytest.approx(sum(mine) / 12, abs=1e-5)
-    assert "align:corpus#" in r.stderr  # the full signature, with the map's digest
+    # the full signature, with the map's digest, last on stderr (not with --quiet)
+    assert "align:corpus#" in r.stderr.splitlines()[-1]
     # the default (issue 61): the estimator's prediction, pulled towards the floor by the share
     # of foreign words, minus b per finding of the precise checks (the shipped file's weight),
     # the four engines' consensus blended in at the file's weight; no similarity in the score,
@@ -118,7 +114,7 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     meta = read_metadata(shipped().path)
     b, w = meta["check_weight"], meta["consensus_weight"]
     assert "similarity_weight" not in meta and f"|cons:chrF*{w:g}>=3|" in lines[0]
-    assert "*sim" not in lines[0].split("|")[1] and f"-{b:g}*checks<=4|" in lines[0]
+    assert "*sim" not in lines[0].split("|")[1] and f"-{b:g}*checks<=4-degenerate|" in lines[0]
     assert "|sim:pack:e5-small@9#" in lines[0]
     sources = Path(SRC).read_text(encoding="utf-8").splitlines()
     outputs = {Path(e).stem: Path(e).read_text(encoding="utf-8").splitlines() for e in ENGINES}
@@ -141,6 +137,24 @@ def test_score_tsv_has_every_segment_and_system_scores(scored_tsv):
     assert exact > 30
     assert found > 0  # the checks' term was exercised
     assert any(x["unmatched_source"] for x in data)
+
+
+def test_the_tsv_is_one_table_that_pandas_reads_with_its_types(scored_tsv):
+    """Issue 71: the system scores were rows of the segments' table, so pandas read `segment`
+    and `check_cost` as strings. The file is the signature's line and one table of segments,
+    every column of its type (docs/cli.md's recipe); the system scores are its means by
+    engine."""
+    import pandas as pd
+
+    out, _ = scored_tsv
+    df = pd.read_csv(out, sep="\t", skiprows=1, quoting=csv.QUOTE_NONE)
+    assert len(df) == 12 * 4 and list(df.columns[:3]) == ["segment", "engine", "score"]
+    assert pd.api.types.is_integer_dtype(df["segment"])
+    for column in ("score", "estimate", "check_cost", "consensus", "f1", "n_anchors"):
+        assert pd.api.types.is_numeric_dtype(df[column]), (column, df[column].dtype)
+    assert sorted(df.groupby("engine")["score"].mean().index) == [Path(e).stem for e in ENGINES]
+    text = out.read_text(encoding="utf-8")
+    assert text.endswith("\n") and text.splitlines()[-1].split("\t")[0] == "12"
 
 
 def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
@@ -167,8 +181,7 @@ def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
             )
         )
         lines = out.stdout.splitlines()
-        rows = [x for x in csv.DictReader(lines[1:], delimiter="\t") if x["segment"] != "system"]
-        return lines[0], rows
+        return lines[0], list(csv.DictReader(lines[1:], delimiter="\t"))
 
     sig, rows = run(3, "--consensus")
     assert "|est:no|" in sig and "|cons:chrF*1>=3|" in sig
@@ -191,7 +204,6 @@ def test_score_text_and_json_agree_with_tsv(scored_tsv, tmp_path):
     tsv = {
         (int(x["segment"]), x["engine"]): float(x["f1"])
         for x in csv.DictReader(out.read_text(encoding="utf-8").splitlines()[1:], delimiter="\t")
-        if x["segment"] != "system"
     }
     r = ok(
         cli("score", "-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--fields", "all", "--quiet")
@@ -306,7 +318,6 @@ def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
             "tsv",
             "-o",
             part,
-            "--quiet",
             "--resume",
             "--chunk-size",
             "16",
@@ -356,6 +367,17 @@ def test_a_start_up_line_and_a_bar_that_counts_pairs_inside_a_chunk():
     mts = {e: Path(e).read_text(encoding="utf-8").splitlines() for e in ENGINES[:2]}
     first = next(iter(scorer.iter_score(lines_src, mts, on_pairs=seen.append)))
     assert first[0] == 0 and seen and sum(seen) == 24 and all(0 < n <= 24 for n in seen)
+
+
+def test_quiet_prints_nothing_but_warnings_and_errors(tmp_path, tiny_models):
+    """Issue 71: with --quiet, score still printed its signature and report the page it
+    wrote; the output files and standard output say those."""
+    both = ["-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], *tiny_models]
+    r = ok(cli("score", *both, "-q"))
+    assert r.stderr == "" and r.stdout.startswith("# xlscore:")
+    out = tmp_path / "r.html"
+    r = ok(cli("report", *both, "-o", out, "--n-boot", "20", "-q"))
+    assert r.stderr == "" and out.stat().st_size > 1000
 
 
 def test_output_is_checked_before_the_models_load_and_write_errors_name_it(tmp_path):
@@ -478,11 +500,12 @@ def test_a_resumed_file_still_counts_the_empty_segments_done_before(tmp_path, ti
     full = tmp_path / f"full.{fmt}"
     ok(cli(*args, "-o", full))
     text = full.read_text(encoding="utf-8")
-    assert ("1 empty" in text) if fmt != "json" else ('"empty": 1' in text)
+    # the TSV has no system scores: its empty segments are in its flags column
+    assert {"text": "1 empty", "tsv": "\tempty\t", "json": '"empty": 1'}[fmt] in text
     head = {"text": 2, "tsv": 2, "json": 1}[fmt]
     part = tmp_path / f"part.{fmt}"
     part.write_text("".join(text.splitlines(keepends=True)[: head + 6]), encoding="utf-8")
-    r = ok(cli(*args, "-o", part, "--resume"))
+    r = ok(cli(*[a for a in args if a != "-q"], "-o", part, "--resume"))  # -q: says nothing
     assert "resuming after segment 6 of 12" in r.stderr
     assert part.read_text(encoding="utf-8") == text
 
@@ -621,11 +644,9 @@ def test_train_then_score_with_the_trained_estimator(tmp_path, unigram_dir):
         )
     )
     assert "|est:tiny-qe#" in s.stdout.splitlines()[0]
-    assert "+0.25*meaning-0.5*checks<=4|" in s.stdout.splitlines()[0]
+    assert "+0.25*meaning-0.5*checks<=4-degenerate|" in s.stdout.splitlines()[0]
     scores = [
-        float(x["estimate"])
-        for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")
-        if x["segment"] != "system"
+        float(x["estimate"]) for x in csv.DictReader(s.stdout.splitlines()[1:], delimiter="\t")
     ]
     assert len(scores) == 12 and len(set(scores)) > 1
     e = ok(
@@ -760,27 +781,54 @@ def test_allow_empty_help_names_the_floor_the_default_gives(default_estimator):
     assert f"the lowest score ({default_estimator.floor:g} with the default estimator)" in h
 
 
-def _text_blocks(path: Path) -> list[str]:
-    return re.findall(r"```text\n(.*?)```", path.read_text(encoding="utf-8"), re.S)
+def _quoted_command_outputs(doc: Path) -> list[tuple[list[str], str]]:
+    """``(lines, the paragraph before them)`` of each ```text block of ``doc`` that quotes
+    ``score``'s system scores or ``rank``'s table."""
+    return [
+        (block.splitlines(), before)
+        for block, before in fenced_blocks(doc, "text")
+        if any(x.lstrip().startswith(("# system score", "#  engine")) for x in block.splitlines())
+    ]
+
+
+def _pairs_named_significant(doc: Path) -> list[tuple[str, str, str]]:
+    """``(engine, engine, p)`` of each "engineA over engineB, p = P" the prose of ``doc`` says."""
+    prose = re.sub(r"^```.*?^```", "", doc.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return re.findall(r"(engine\d) over (engine\d), p = (\d\.\d+)", prose)
 
 
 def test_quoted_outputs_are_what_the_commands_print():
     """The README's and docs/cli.md's `score` and `rank` outputs on the demo files are the
-    real output, line by line (a row elided with `...` aside)."""
+    real output of the commands run in float32 (`--dtype fp32`, which the docs state next to
+    each quote), in order (rows elided with `...` aside): the same text, every figure to one
+    unit in its last printed decimal, so that it holds on every CPU (issue 71: bf16 where
+    the CPU has it, fp32 on one without, AVX2 or AVX-512 kernels)."""
     engines = [a for e in ENGINES for a in ("-t", e)]
-    score = ok(cli("score", "-s", SRC, *engines, "-q"))
-    rank = ok(cli("rank", "-s", SRC, *engines, "-q"))
-    real = {x.rstrip() for x in (score.stdout + score.stderr + rank.stdout).splitlines()}
+    score = ok(cli("score", "-s", SRC, *engines, "--dtype", "fp32"))  # the signature on stderr
+    rank = ok(cli("rank", "-s", SRC, *engines, "--dtype", "fp32", "-q"))
+    printed = {
+        "xlscore score ... --dtype fp32": (score.stdout + score.stderr).splitlines(),
+        "xlscore rank ... --dtype fp32": rank.stdout.splitlines(),
+    }
     checked = 0
     for doc in (ROOT / "README.md", ROOT / "docs" / "cli.md"):
-        for block in _text_blocks(doc):
-            lines = [x.rstrip() for x in block.splitlines() if x.strip()]
-            if not any(x.lstrip().startswith(("# system score", "#  engine")) for x in lines):
-                continue
-            for line in lines:
-                if "..." not in line:
-                    assert line in real, f"{doc.name}: {line!r} is not what the command prints"
-                    checked += 1
+        blocks = _quoted_command_outputs(doc)
+        assert blocks, f"{doc.name} quotes no output of score or rank"
+        for lines, before in blocks:
+            assert FP32.search(before), f"{doc.name}: say `--dtype fp32` next to the quote"
+            missed = {cmd: first_unprinted(lines, out) for cmd, out in printed.items()}
+            assert None in missed.values(), (
+                f"{doc.name}: not what the commands print: {missed};"
+                " what it prints:\n" + "\n".join("\n".join(out) for out in printed.values())
+            )
+            checked += sum(1 for x in lines if x.strip() and "..." not in x)
+        # what the prose says of the paired tests is what rank prints
+        for a, b, p in _pairs_named_significant(doc):
+            said = f"  {a} vs {b}  delta"
+            line = next((x for x in printed["xlscore rank ... --dtype fp32"] if said in x), "")
+            assert same_printed_line(f"{line.partition('p = ')[0]}p = {p} *", line), (
+                f"{doc.name}: '{a} over {b}, p = {p}' is not what rank prints: {line!r}"
+            )
     assert checked >= 30, checked
 
 

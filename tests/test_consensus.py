@@ -9,7 +9,14 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from xlscore.metric.consensus import blend, chrf_agreement, pairwise_chrf
+from xlscore.metric.consensus import (
+    blend,
+    chrf_agreement,
+    copy_engines,
+    copy_groups,
+    group_consensus,
+    pairwise_chrf,
+)
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
@@ -58,7 +65,7 @@ def test_pairwise_chrf_is_sacrebleus_sentence_chrf(cands):
 
 def test_agreement_is_the_mean_against_the_others():
     for cands in _demo_candidates()[:4]:
-        cands = [*cands, cands[0]]  # a duplicated engine agrees with its twin
+        cands = [*cands, cands[0]]  # two engines that agree word for word: two votes
         got = chrf_agreement(cands)
         for i, c in enumerate(cands):
             want = np.mean([sacrebleu.sentence_chrf(c, [d]).score
@@ -67,6 +74,68 @@ def test_agreement_is_the_mean_against_the_others():
         assert got[0] == got[-1]
     assert chrf_agreement([]) == []
     assert chrf_agreement(["Один."]) == [0.0]
+
+
+def test_a_copied_engine_does_not_vote_for_itself():
+    """Issue 71: two copies of one engine lifted each other from third to first. An engine
+    that is a copy of another (:func:`copy_engines`: the same text in most segments; also
+    whitespace apart) is one voter with it where they agree: no other candidate's agreement
+    or score changes, and the copy gets its original's."""
+    demo = _demo_candidates()
+    engines = {f"e{k}": [g[k] for g in demo] for k in range(4)}
+    copy = ["  " + t.replace(" ", "  ") + " " for t in engines["e2"]]
+    copy[0] = "Другой перевод."  # a copy need not agree everywhere
+    copies = copy_engines({**engines, "copy": copy})
+    assert copies == {"e2": "e2", "copy": "e2"}
+    names = [*engines, "copy"]
+    for i, cands in enumerate(demo):
+        scores = [0.3, 0.1, 0.2, 0.0]
+        agree, alone = group_consensus(cands, scores, 2.0, -4.0, list(engines))
+        agree2, twice = group_consensus(
+            [*cands, copy[i]], [*scores, scores[2]], 2.0, -4.0, names, copies
+        )
+        if i == 0:  # where the copy differs it is a voter of its own
+            assert twice[:4] != alone
+            continue
+        assert twice[:4] == alone and twice[4] == alone[2] and agree2[:4] == agree
+
+
+def test_engines_that_merely_agree_on_a_sentence_are_two_voters():
+    """Without evidence that one engine copies another, two engines giving one text are two
+    votes for it (the signal the consensus is made of: on the judged sets counting such texts
+    once cost 0.008 per-segment Kendall, issue 71)."""
+    cands = ["Кот сидит.", "Кот сидит.", "Кошка сидит.", "Пёс лежит."]
+    agree, _ = group_consensus(cands, [0.0] * 4, 2.0, -4.0, ["a", "b", "c", "d"], {})
+    assert agree[0] == agree[1] > agree[2] > agree[3]
+
+
+def test_copy_groups_join_chains_and_keep_the_first_name():
+    assert copy_groups(["a", "b", "c", "d"], [("c", "b"), ("d", "c")]) == {
+        "b": "b",
+        "c": "b",
+        "d": "b",
+    }
+    assert copy_groups(["a", "b"], []) == {}
+
+
+def test_too_few_voters_get_no_consensus():
+    same = ["Музей закрыт.", "Музей  закрыт.", "Музей открыт."]
+    copies = {"a": "a", "b": "a"}
+    got = group_consensus(same, [0.1, 0.2, 0.3], 2.0, -4.0, ["a", "b", "c"], copies)
+    assert got == ([None] * 3, [0.1, 0.2, 0.3])
+    agree, _ = group_consensus(same, [0.1, 0.2, 0.3], 2.0, -4.0, ["a", "b", "c"], {})
+    assert None not in agree
+
+
+def test_the_consensus_takes_no_score_below_the_floor():
+    """One floor everywhere (``score`` and ``batch`` both take the consensus from here): a
+    score near the floor that the consensus would push under it stops at the floor; one
+    already below stays where it was."""
+    texts = ["Кот сидит на ковре.", "Кот сидит на ковре дома.", "Собака бежит по улице."]
+    agree, scores = group_consensus(texts, [0.5, 0.4, -3.9], 2.0, -4.0)
+    assert scores[2] == -4.0 and min(agree) == agree[2]
+    _, scores = group_consensus(texts, [0.5, 0.4, -4.5], 2.0, -4.0)
+    assert scores[2] == -4.5
 
 
 def test_agreement_and_blend_do_not_depend_on_the_order():

@@ -46,7 +46,7 @@ def test_the_default_scores_with_the_estimator_and_says_so(default, demo):
     est = default.estimator
     m, w, b = est.meaning_blend, est.similarity_weight, est.check_weight
     assert (m, w, b, est.consensus_weight) == (0, 0, 0.25, 2) and not est.separate_similarity
-    assert "@bf16-0.25*checks<=4|" in sig or "@fp32-0.25*checks<=4|" in sig
+    assert "@bf16-0.25*checks<=4-degenerate|" in sig or "@fp32-0.25*checks<=4-degenerate|" in sig
     assert "*sim" not in sig and "|cons:chrF*2>=3|" in sig
     found = [counted(find_mismatches(r["source"], r["translation"], COUNTED)) for r in rows]
     assert any(found)
@@ -172,7 +172,7 @@ def test_the_shipped_student_is_one_smaller_pass():
     assert len(est.model.encoder.encoder.layer) == 4 and est.recipe.targets == "raw"
     assert (est.similarity_weight, est.meaning_blend, est.check_weight) == (0, 0, 0.25)
     sig = student.signature()
-    assert "|est:st4-e5s#" in sig and "*sim" not in sig and "-0.25*checks<=4|" in sig
+    assert "|est:st4-e5s#" in sig and "*sim" not in sig and "-0.25*checks<=4-degenerate|" in sig
     rows = read_demo()
     src, mt = [r["source"] for r in rows], [r["translation"] for r in rows]
     res = student.score(src, mt)

@@ -413,3 +413,73 @@ def test_the_figure_check_catches_a_drift():
     assert figures(cell) == ["-0.011", "-0.209", "+0.099"]
     assert occurs(figures(cell), [normalise("| -0.011 [\u22120.209, +0.099] |")])
     assert not occurs(figures(cell), ["| +0.011 [-0.209, +0.099] |"])
+
+
+# ------------------------------------------------ quoted output, at one stated precision (fp32)
+#: a printed decimal figure (not part of a version such as 0.1.0, nor of a digest)
+DECIMAL = re.compile(r"(?<![\w.])[+-]?\d+\.\d+(?![\w.])")
+#: how the docs state the precision of a quoted output: next to the quote, in the command or
+#: the code that printed it
+FP32 = re.compile(r"--dtype fp32|dtype=\"fp32\"")
+
+
+def same_printed_line(quoted: str, printed: str) -> bool:
+    """Whether a quoted line is the printed one: the same text, and each decimal figure written
+    with as many decimals and equal to one unit in its last decimal (float32 kernels round
+    differently on different CPUs: AVX2, AVX-512, AMX), signed (``+0.1``) where it is."""
+    if DECIMAL.sub("\0", quoted.rstrip()) != DECIMAL.sub("\0", printed.rstrip()):
+        return False
+    for q, p in zip(DECIMAL.findall(quoted), DECIMAL.findall(printed)):
+        places = len(q.partition(".")[2])
+        if (
+            len(p.partition(".")[2]) != places
+            or (q[0] in "+-") != (p[0] in "+-")
+            or abs(float(q) - float(p)) > 1.001 * 10**-places
+        ):
+            return False
+    return True
+
+
+def first_unprinted(quoted: list[str], printed: list[str]) -> str | None:
+    """The first quoted line (blank lines and lines eliding rows with ``...`` aside) that the
+    printed lines do not hold, in order, by :func:`same_printed_line`; ``None`` if all are."""
+    rest = iter([p for p in printed if p.strip()])
+    for line in quoted:
+        if not line.strip() or "..." in line:
+            continue
+        if not any(same_printed_line(line, p) for p in rest):
+            return line
+    return None
+
+
+def fenced_blocks(path, lang: str) -> list[tuple[str, str]]:
+    """``(block, the paragraph before it)`` for each fenced block of ``lang`` in ``path``."""
+    text = path.read_text(encoding="utf-8")
+    blocks = []
+    for m in re.finditer(rf"^```{lang}\n(.*?)^```", text, flags=re.S | re.M):
+        before = text[: m.start()].rstrip().rpartition("\n\n")[2]
+        blocks.append((m.group(1), before))
+    return blocks
+
+
+def test_quoted_output_is_matched_to_one_unit_of_its_last_decimal_and_nothing_else():
+    """The rule the quoted outputs are checked by (tests/test_cli.py, tests/test_python_doc.py)
+    is not vacuous: a figure one unit off in its last decimal passes, two units, another
+    number of decimals, a changed word, integer or digest fail, and order counts."""
+    printed = "   3  engine1     +0.0570  [-0.1268, +0.2345]      2       2.33"
+    assert same_printed_line(printed, printed + "  ")
+    assert same_printed_line(printed.replace("+0.0570", "+0.0569"), printed)
+    assert same_printed_line(printed.replace("2.33", "2.34"), printed)
+    for wrong in ("+0.0572", "+0.057", "+0.05700", "-0.0570", "0.0570"):
+        assert not same_printed_line(printed.replace("+0.0570", wrong), printed), wrong
+    assert not same_printed_line(printed.replace("engine1", "engine2"), printed)
+    assert not same_printed_line(printed.replace("   2   ", "   3   "), printed)
+    signature = "xlscore:0.1.0|est:rtm15-all-e5s#ffd0b77d@fp32-0.25*checks<=4"
+    assert same_printed_line(signature, signature)
+    assert not same_printed_line(signature.replace("0.1.0", "0.1.1"), signature)
+    assert not same_printed_line(signature.replace("ffd0b77d", "ffd0b77e"), signature)
+    assert not same_printed_line(signature.replace("@fp32", "@bf16"), signature)
+    lines = ["a 0.1234", "b 0.5000", "", "c -0.2000"]
+    assert first_unprinted(["a 0.1235", "  ...  (2 rows)", "c -0.1999"], lines) is None
+    assert first_unprinted(["c -0.2000", "a 0.1234"], lines) == "a 0.1234"  # order counts
+    assert first_unprinted(["b 0.5002"], lines) == "b 0.5002"

@@ -465,3 +465,15 @@ def test_settings_by_name_replace_the_presets_encoders(wordpiece_dir, unigram_di
         "multilingual", en_model=one, ru_model=Encoder.load(unigram_dir), lexicon=lex
     )
     assert not two.paper.multilingual and two.en is not two.ru
+
+
+def test_progress_shows_a_bar_over_the_pairs_with_the_default_fields(capsys):
+    """Issue 71: ``progress=True`` showed nothing with the default fields (the estimator's
+    passes, scored in blocks, moved no bar)."""
+    from conftest import offline_scorer
+
+    scorer = offline_scorer(fields=("score",))
+    scorer.score(["The cat sat.", "It rained."], ["Кот сидел.", "Шёл дождь."], progress=True)
+    assert "2/2" in capsys.readouterr().err
+    scorer.score(["The cat sat."], ["Кот сидел."])
+    assert capsys.readouterr().err == ""

@@ -5,7 +5,10 @@ failed before its fix."""
 
 import json
 import math
+import re
+import shlex
 import warnings
+from pathlib import Path
 
 import pytest
 from conftest import DEMO, offline_scorer, run_cli
@@ -62,22 +65,60 @@ def test_a_resumed_run_computes_no_finished_chunk_and_counts_only_new_pairs(defa
         assert {e: r.score for e, r in by.items()} == {e: r.score for e, r in whole[i][1].items()}
 
 
-def test_the_command_line_resumes_a_finished_file_without_scoring(tmp_path, monkeypatch):
-    out = tmp_path / "all.tsv"
-    args = ["score", "-s", SRC, *[a for e in ENGINES[:3] for a in ("-t", e)], "--format", "tsv"]
-    args += ["-o", out, "--quiet", "--chunk-size", "6"]
-    assert run_cli(*args).returncode == 0
-    whole = out.read_text(encoding="utf-8")
-    from xlscore.final_score import FinalScore
+@pytest.mark.parametrize("fmt", ["text", "tsv", "json"])
+def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
+    tmp_path, monkeypatch, fmt
+):
+    """Issue 71: a finished file (every segment, and the system scores) is left as it is with
+    no model loaded and no bar (it showed "1030541 pair/s"); a setting the options give that
+    differs from the file's is still refused, before any model loads."""
+    files = []
+    for path in (SRC, *ENGINES[:2]):  # four segments of two engines: quick to score
+        files.append(tmp_path / path.rsplit("/", 1)[-1])
+        lines = Path(path).read_text(encoding="utf-8").splitlines(keepends=True)
+        files[-1].write_text("".join(lines[:4]), encoding="utf-8")
+    out = tmp_path / f"all.{fmt}"
+    args = ["score", "-s", files[0], "-t", files[1], "-t", files[2], "--format", fmt]
+    args += ["-o", out, "--chunk-size", "2"]
+    assert run_cli(*args, "--quiet").returncode == 0
+    whole = out.read_bytes()
+    from xlscore.cli import commands
 
-    def no_pass(*a, **k):
-        raise AssertionError("a finished file was scored again")
+    def never(*a, **k):
+        raise AssertionError("the models loaded to resume a finished file")
 
-    monkeypatch.setattr(FinalScore, "apply_estimator", no_pass)
+    monkeypatch.setattr(commands, "load_scorer", never)
     r = run_cli(*args, "--resume")
     assert r.returncode == 0, r.stderr
-    assert "resuming after segment 12 of 12" in r.stderr
-    assert out.read_text(encoding="utf-8") == whole
+    assert f"{out} already holds all 4 segments: nothing left to score" in r.stderr
+    assert "loading the models" not in r.stderr and "pair/s" not in r.stderr
+    assert r.stderr.splitlines()[-1].startswith("xlscore: xlscore:0.1.0|est:")
+    assert out.read_bytes() == whole
+    for other, said in (
+        (["--no-consensus"], "cons: "),
+        (["--variant", "all"], "variant: anchors in the file, all now"),
+        (["--fields", "all"], "fields: score+evidence in the file, all now"),
+    ):
+        r = run_cli(*args, "--resume", *other)
+        assert r.returncode == 2 and "cannot resume" in r.stderr and said in r.stderr
+    assert out.read_bytes() == whole
+    # the same file less its last system score is not finished: the models load to end it
+    if fmt != "tsv":
+        out.write_bytes(whole[: whole.rstrip(b"\n").rindex(b"\n") + 1])
+        with pytest.raises(AssertionError, match="the models loaded"):
+            run_cli(*args, "--resume")
+
+
+def test_a_resumed_bar_counts_only_new_pairs_in_its_rate(capsys):
+    """The bar of a run resumed at segment 3 of 4 starts at 9 of 12 pairs, which its rate does
+    not count (counted, they gave a rate of thousands of pairs a second)."""
+    from xlscore.cli.corpus import PairProgress
+
+    bar = PairProgress(4, 3, quiet=False, start=3)
+    bar.close()
+    shown = capsys.readouterr().err
+    assert "9/12" in shown
+    assert not [x for x in re.findall(r"([0-9.]+)pair/s", shown) if float(x) > 0], shown
 
 
 # ---------------------------------------------------------------- 2. the floor
@@ -287,12 +328,35 @@ def test_spans_move_between_a_text_and_its_normalised_form_in_one_pass(parts):
 
 
 # ---------------------------------------------------------------- 7, 8. messages
-@pytest.mark.parametrize("order", ["UTF-16BE", "UTF-16LE"])
-def test_utf16_without_a_mark_is_named_by_its_byte_order(tmp_path, order):
-    path = tmp_path / "src.en"
+@pytest.mark.parametrize("order", ["UTF-16BE", "UTF-16LE", "UTF-16"])
+def test_utf16_is_named_by_its_byte_order_and_the_hint_names_the_file(tmp_path, order):
+    """Without a byte-order mark, the order is told from the bytes; with one (``UTF-16``),
+    iconv reads it. The command converts the file itself (issue 71: it said ``FILE``),
+    shell-quoted."""
+    path = tmp_path / "my src's.en"
     path.write_bytes("Hello\nМир\n".encode(order.lower().replace("utf-", "utf_")))
     r = run_cli("score", "-s", path, "-t", path)
-    assert r.returncode == 2 and f"iconv -f {order} -t UTF-8" in r.stderr
+    quoted, converted = shlex.quote(str(path)), shlex.quote(f"{path}.utf8")
+    assert r.returncode == 2, r.stderr
+    assert f"`iconv -f {order} -t UTF-8 {quoted} > {converted}`" in r.stderr, r.stderr
+
+
+def test_a_warning_while_the_bar_is_drawn_starts_on_its_own_line(capsys):
+    """Issue 71: the cut warning was printed onto the progress bar's line."""
+    from xlscore.cli.corpus import PairProgress
+    from xlscore.cli.main import _one_line_warning
+
+    bar = PairProgress(4, 3, quiet=False)
+    bar.advance(5)
+    bar.bar.refresh()
+    said = "segment 2, engine a: 700 pieces were cut"
+    _one_line_warning(LongInputWarning(said), LongInputWarning, "estimator.py", 1)
+    bar.advance(4)
+    bar.close()
+    err = capsys.readouterr().err
+    lines = [x for x in re.split(r"[\r\n]", err) if "xlscore: warning:" in x]
+    assert lines == [f"xlscore: warning: {said}"], err
+    assert err.rstrip("\n").rsplit("\r", 1)[-1].startswith("scoring")  # the bar drawn again
 
 
 def test_interrupted_names_resume_and_a_mismatched_resume_is_refused_before_loading(

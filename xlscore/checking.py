@@ -5,7 +5,8 @@ Which checks run follows what the scorer computes: every check when the evidence
 (the ``evidence`` field, or the paper's columns, which always carry it) or when the estimator's
 span tagger reads the findings (:mod:`xlscore.estimator.span_tagger`); else the checks the
 score counts (:data:`~xlscore.checks.COUNTED`) when the estimator's formula counts
-any (a ``check_weight``); else none.
+any (a ``check_weight``); else, with an estimator, the ``degenerate`` check, whose share every
+estimator's score takes (so that its findings say why); else none.
 """
 
 from __future__ import annotations
@@ -27,10 +28,17 @@ class Checking:
         self.names = names
 
     @classmethod
-    def needed(cls, fields: frozenset[str], check_weight: float, spans: bool = False) -> Checking:
+    def needed(
+        cls,
+        fields: frozenset[str],
+        check_weight: float,
+        spans: bool = False,
+        estimator: bool = True,
+    ) -> Checking:
         """The checks a scorer computing ``fields`` needs, its estimator's formula counting
         findings at ``check_weight`` per finding and, with ``spans``, its span tagger reading
-        every finding (see the module's docstring)."""
+        every finding; ``estimator``: whether the score is an estimator's (see the module's
+        docstring)."""
         if {"evidence", "paper"} & fields or spans:
             from xlscore.checks import CHECKS
 
@@ -39,7 +47,7 @@ class Checking:
             from xlscore.checks import COUNTED
 
             return cls(COUNTED)
-        return cls(())
+        return cls(("degenerate",) if estimator else ())
 
     def run(self, corpus: PreparedCorpus) -> None:
         """Set ``corpus.findings``: each pair's findings, with offsets into the normalised
@@ -50,9 +58,8 @@ class Checking:
             return
         from xlscore.checks import REGISTRY, find_mismatches
 
-        def marked(f: Finding) -> Finding:  # whether the score's check weight counts it
-            counts = REGISTRY[f.check].counts
-            return replace(f, counts=bool(counts and counts(f)))
+        def marked(f: Finding) -> Finding:  # whether it costs points in the score
+            return replace(f, counts=REGISTRY[f.check].costs(f))
 
         sources, translations = corpus.texts()
         found: dict[tuple[str, str], tuple[Finding, ...]] = {}

@@ -59,5 +59,10 @@ class LongInputWarning(XLScoreWarning):
     """A sentence longer than the encoder's limit, embedded in overlapping windows."""
 
 
+class DuplicateEnginesWarning(XLScoreWarning):
+    """Two engines whose translations are identical on most segments (one may be a copy of
+    the other): copies count once in the consensus, but both are ranked."""
+
+
 class UnembeddedWordWarning(XLScoreWarning):
     """A word that received no sub-word piece and so has no vector."""

@@ -9,16 +9,18 @@ itself, for numbers or arrays (the experiments and distillation use it too).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xlscore.checks.degenerate import degeneracy
 from xlscore.errors import XLScoreError
 from xlscore.estimator.formula import CHECK_CAP
 from xlscore.estimator.span_tagger import Pointer
-from xlscore.metric.consensus import UTILITY, group_consensus
+from xlscore.metric.consensus import CONSENSUS_MIN, UTILITY, group_consensus
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
 from xlscore.results import ScoreResult, Values, penalised
@@ -41,8 +43,6 @@ __all__ = [
 #: z scores within the source weighted equally, a choice that reads no human score (the
 #: estimator's weight is chosen by the rule and stored in its file)
 PAPER_CONSENSUS_WEIGHT = 1.0
-#: consensus is used when at least this many candidates of one source are scored together
-CONSENSUS_MIN = 3
 
 
 def estimator_score(
@@ -54,27 +54,29 @@ def estimator_score(
     floor: float,
     findings: Values | None = None,
     check_weight: float = 0.0,
+    degenerate: Values | None = None,
 ) -> Values:
     """The score of a non-empty translation from its estimate (numbers or arrays alike):
     ``estimate - weight * (1 - similarity)`` for an estimator with a similarity weight, else
     the estimate pulled towards ``floor`` by the share of ``foreign`` words (the similarity
-    carries that penalty itself); minus :func:`check_cost`; never below the lowest score
-    there is, an empty translation's ``floor - 2 * weight``."""
+    carries that penalty itself); then pulled towards the lowest score there is by the
+    ``degenerate`` share of the translation (:mod:`xlscore.checks.degenerate`); minus
+    :func:`check_cost`; never below the lowest score there is, an empty translation's
+    ``floor - 2 * weight``."""
+    lowest = floor - 2 * weight
     if weight:
         if similarity is None:
             raise XLScoreError("a similarity weight needs the similarity")
         score = estimate - weight * (1.0 - similarity)
     else:
         score = penalised(estimate, foreign, floor)
+    if degenerate is not None:
+        score = penalised(score, degenerate, lowest)
     if check_weight:
         if findings is None:
             raise XLScoreError("a check weight needs the checks' findings")
         score = score - check_cost(findings, check_weight)
-    return (
-        np.maximum(score, floor - 2 * weight)
-        if isinstance(score, np.ndarray)
-        else max(score, floor - 2 * weight)
-    )
+    return np.maximum(score, lowest) if isinstance(score, np.ndarray) else max(score, lowest)
 
 
 def check_cost(findings: Values, check_weight: float) -> Values:
@@ -127,6 +129,8 @@ class FinalScore:
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
         forwarded: tuple[PairInputs, PassOutputs] | None = None,
+        engines: Sequence[str] | None = None,
+        copies: Mapping[str, str] | None = None,
     ) -> list[ScoreResult]:
         """The final ``score`` of each result (of ``corpus``, in its order): the estimator's
         prediction when the scorer has one, else F1; with the consensus of each group of
@@ -134,10 +138,11 @@ class FinalScore:
         (:meth:`blend_consensus`). ``on_pairs``: told how many pairs each estimator pass has
         read; ``where``: how a warning names the pair at a position; ``forwarded``: the
         estimator's inputs and pass outputs for the corpus's texts, when read already
-        (:mod:`xlscore.pipeline`)."""
+        (:mod:`xlscore.pipeline`); ``engines`` and ``copies``: as
+        :meth:`blend_consensus` takes them."""
         if self.estimator is not None:
             results = self.apply_estimator(corpus, results, on_pairs, where, forwarded)
-        return self.blend_consensus(corpus, results, groups)
+        return self.blend_consensus(corpus, results, groups, engines, copies)
 
     @property
     def consensus_weight(self) -> float:
@@ -171,9 +176,13 @@ class FinalScore:
         For an estimator with a ``similarity_weight`` ``w``, ``score = estimate - w * (1 -
         similarity)`` (``similarity``: the all-words F1 of :data:`SIMILARITY_ENCODER` with the
         foreign-text penalty); otherwise the prediction pulled towards the estimator's floor
-        by the share of foreign words. Its ``check_weight`` ``b`` subtracts ``b`` per finding
-        that counts (:func:`xlscore.checks.counted`). An empty translation or source
-        gets the lowest score there is: the floor, minus ``2 * w``.
+        by the share of foreign words. Degenerate output (:mod:`xlscore.checks.degenerate`)
+        pulls it towards the lowest score by the share of the translation it covers, and is
+        flagged ``degenerate`` from half on. Its ``check_weight`` ``b`` subtracts ``b`` per
+        finding that counts (:func:`xlscore.checks.counted`); ``check_cost`` is what these
+        rules took, as taken (nothing below the lowest score). An empty translation or source
+        gets the lowest score there is, the floor minus ``2 * w``, and the floor as its
+        ``estimate``: there is nothing to estimate.
 
         Args:
             corpus: the prepared pairs (their findings, when the checks ran).
@@ -223,17 +232,20 @@ class FinalScore:
 
             findings = [counted(f) for f in corpus.findings or ()]
         out = []
-        for r, e, sim, found in zip(results, estimates, similarity, findings):
-            empty = r.is_empty
-            score = estimator_score(
-                e.score,
-                foreign=r.foreign,
-                similarity=sim,
-                weight=w,
-                floor=floor,
-                findings=found,
-                check_weight=b,
+        for r, e, sim, found, pair in zip(
+            results, estimates, similarity, findings, zip(sources, translations)
+        ):
+            if r.is_empty:  # nothing to estimate: the lowest score there is
+                out.append(
+                    replace(r, estimate=floor, adequacy=0.0, similarity=sim, score=floor - 2 * w)
+                )
+                continue
+            degen = degeneracy(*pair)
+            own = functools.partial(
+                estimator_score, e.score, foreign=r.foreign, similarity=sim, weight=w, floor=floor
             )
+            score = own(findings=found, check_weight=b, degenerate=degen.share)
+            ruled = bool(b or degen.share)  # whether the rules could take points
             out.append(
                 replace(
                     r,
@@ -241,8 +253,10 @@ class FinalScore:
                     adequacy=e.adequacy,
                     error_spans=e.error_spans,
                     similarity=sim,
-                    score=floor - 2 * w if empty else score,
-                    check_cost=None if found is None or empty else check_cost(found, b),
+                    score=score,
+                    # what the rules took, as taken: nothing below the floor
+                    check_cost=own() - score if ruled else None,
+                    flags=r.flags + ("degenerate",) * (degen.flagged and not r.flags),
                 )
             )
         return out
@@ -252,15 +266,20 @@ class FinalScore:
         corpus: PreparedCorpus,
         results: Sequence[ScoreResult],
         groups: Iterable[Sequence[int]],
+        engines: Sequence[str] | None = None,
+        copies: Mapping[str, str] | None = None,
     ) -> list[ScoreResult]:
         """``results`` (of ``corpus``, in its order) with each group's consensus blended into
         the scores; ``groups`` holds the positions of candidates of one source (e.g. all
         engines' translations of a segment). Each candidate of a group of at least
         :data:`CONSENSUS_MIN` gets its ``consensus`` (its mean chrF against the others, 0..1)
         and ``score + w * sd * z(consensus)`` as its score (``sd``: the spread of the group's
-        scores; :func:`xlscore.metric.consensus.blend`); its ``estimate`` stays what it was.
-        Flagged candidates (empty, untranslated, wrong language) neither take part nor
-        change: their score stays at the floor they were given. Smaller groups, and every
+        scores; :func:`xlscore.metric.consensus.group_consensus`: no score goes below the
+        floor); its ``estimate`` stays what it was. ``engines``: the engine of each position,
+        and ``copies``: the engines that are copies of another
+        (:func:`xlscore.metric.consensus.copy_engines`), whose same texts are one voter.
+        Flagged candidates (empty, untranslated, wrong language, degenerate) neither take
+        part nor change. Smaller groups (fewer than :data:`CONSENSUS_MIN` voters), and every
         result when the weight is 0, are returned unchanged."""
         out = list(results)
         w = self.consensus_weight
@@ -269,14 +288,17 @@ class FinalScore:
         texts = corpus.given or corpus.texts()[1]
         for members in groups:
             group = [k for k in members if not out[k].flags]
-            if len(group) < CONSENSUS_MIN:
-                continue
             agree, scores = group_consensus(
-                [texts[k] for k in group], [out[k].score for k in group], w
+                [texts[k] for k in group],
+                [out[k].score for k in group],
+                w,
+                self.floor,
+                None if engines is None else [engines[k] for k in group],
+                copies,
             )
             for k, c, s in zip(group, agree, scores):
-                # the consensus never takes a score below the floor
-                out[k] = replace(out[k], consensus=c, score=max(s, min(out[k].score, self.floor)))
+                if c is not None:
+                    out[k] = replace(out[k], consensus=c, score=s)
         return out
 
     @property

@@ -34,7 +34,7 @@ import os
 import queue
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from multiprocessing.reduction import ForkingPickler
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,8 +76,9 @@ BLOCK_PAIRS = {"cpu": 256, "cuda": 1024}
 #: the results to the last bit, do not depend on it)
 WINDOW = 32
 
-#: the scorer and engine names the next workers fork with (set only while they start)
-_JOB: tuple[XLScorer, list[str]] | None = None
+#: the scorer, engine names and copied engines the next workers fork with (set only while
+#: they start)
+_JOB: tuple[XLScorer, list[str], Mapping[str, str]] | None = None
 
 
 def runs_in_blocks(scorer: XLScorer) -> bool:
@@ -150,6 +151,7 @@ def finish_block(
     names: Sequence[str],
     on_pairs: Callable[[int], None] | None = None,
     forwarded: tuple[PairInputs, PassOutputs] | None = None,
+    copies: Mapping[str, str] | None = None,
 ) -> list[ScoreResult]:
     """The results of prepared segments (each segment's ``names`` engines in turn, the first
     segment ``first``): the final score and consensus of each, every offset moved onto the
@@ -164,6 +166,8 @@ def finish_block(
         names: the engines of each segment.
         on_pairs: told how many pairs each estimator pass has read.
         forwarded: the estimator's inputs and pass outputs, when read already.
+        copies: the engines that are copies of another, over the whole corpus
+            (:func:`xlscore.metric.consensus.copy_engines`).
 
     Returns:
         One result per pair, in the corpus's order.
@@ -176,6 +180,8 @@ def finish_block(
         on_pairs,
         _naming(first, names),
         forwarded,
+        [names[k % n] for k in range(len(corpus))],
+        copies,
     )
     # the components' offsets are into the normalised texts: moved here, once
     return [
@@ -215,8 +221,8 @@ class _Blocks:
     read its distinct pairs into pieces, which are returned) and ``finish`` (its results from
     its passes' outputs)."""
 
-    def __init__(self, scorer: XLScorer, names: list[str]) -> None:
-        self.scorer, self.names = scorer, names
+    def __init__(self, scorer: XLScorer, names: list[str], copies: Mapping[str, str]) -> None:
+        self.scorer, self.names, self.copies = scorer, names, copies
         self.kept: dict[int, tuple] = {}
 
     def do(self, kind: str, j: int, payload: Any) -> tuple[str, Any]:
@@ -233,7 +239,14 @@ class _Blocks:
         scores, parts, probs = payload
         out = PassOutputs(scores, parts, probs, 0)
         results = finish_block(
-            scorer, corpus, None, (src, mt), a, self.names, forwarded=(inputs, out)
+            scorer,
+            corpus,
+            None,
+            (src, mt),
+            a,
+            self.names,
+            forwarded=(inputs, out),
+            copies=self.copies,
         )
         return "done", results
 
@@ -243,8 +256,8 @@ class _InProcess:
     whose passes are read is finished before the next is prepared, so that its results come out
     as soon as they can (which steps run first changes no pass: see the module's docstring)."""
 
-    def __init__(self, scorer: XLScorer, names: list[str]) -> None:
-        self.work = _Blocks(scorer, names)
+    def __init__(self, scorer: XLScorer, names: list[str], copies: Mapping[str, str]) -> None:
+        self.work = _Blocks(scorer, names, copies)
         self.tasks: list[tuple[str, int, Any]] = []
 
     def send(self, kind: str, j: int, payload: Any) -> None:
@@ -264,12 +277,14 @@ class _Workers:
     """The blocks' CPU work in worker processes forked from this one, block ``j`` in worker
     ``j % n`` (which keeps what its two steps share)."""
 
-    def __init__(self, scorer: XLScorer, names: list[str], n: int) -> None:
+    def __init__(
+        self, scorer: XLScorer, names: list[str], copies: Mapping[str, str], n: int
+    ) -> None:
         global _JOB
         ctx = mp.get_context("fork")
         self.replies: Any = ctx.Queue()
         self.tasks = [ctx.Queue() for _ in range(n)]
-        _JOB = (scorer, names)
+        _JOB = (scorer, names, copies)
         try:
             self.procs = [
                 ctx.Process(
@@ -319,20 +334,25 @@ def score_blocks(
     start: int = 0,
     chunk_pairs: int = CHUNK_PAIRS,
     on_pairs: Callable[[int], None] | None = None,
+    copies: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
     """``(segment index, {engine: result})`` from segment ``start``, in order, as
     :meth:`~xlscore.scorer.XLScorer.iter_score` gives them, scored in blocks of
     :data:`BLOCK_PAIRS` pairs (at most ``chunk_pairs``) with the CPU work in ``workers``
     processes (0: in this one, else as :func:`check_workers` allows, which the caller,
     :meth:`~xlscore.scorer.XLScorer.iter_score`, has checked); see the module's docstring.
-    ``on_pairs``: told of each block's pairs from ``start`` as they are yielded."""
+    ``on_pairs``: told of each block's pairs from ``start`` as they are yielded; ``copies``:
+    the engines that are copies of another (:func:`finish_block`)."""
+    copies = copies or {}
     est = scorer.estimator
     if est is None or not runs_in_blocks(scorer):
         raise XLScoreError("this scorer's fields are not scored in blocks")
     names = list(systems)
     size = min(BLOCK_PAIRS.get(est.device.type, BLOCK_PAIRS["cpu"]), chunk_pairs)
     todo = blocks(len(sources), len(names), start, chunk_pairs, size)
-    crew = _Workers(scorer, names, workers) if workers else _InProcess(scorer, names)
+    crew = (
+        _Workers(scorer, names, copies, workers) if workers else _InProcess(scorer, names, copies)
+    )
     threads = torch.get_num_threads()
     if workers and est.device.type != "cpu":
         torch.set_num_threads(1)  # the passes run on the device: the cores are the workers'

@@ -127,15 +127,19 @@ class ScoreResult:
     Attributes:
         score: what rankings and system scores use. With an estimator: its ``estimate``
             pulled towards the estimator's floor by ``foreign`` text (or, for an estimator with
-            a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), minus its
-            ``check_weight`` per finding that counts
+            a ``similarity_weight`` ``w``, ``estimate - w * (1 - similarity)``), pulled
+            towards the floor by the share of the translation that is degenerate
+            (:mod:`xlscore.checks.degenerate`), minus its ``check_weight`` per finding that
+            counts
             (:func:`xlscore.checks.counted`), for at most four of them
             (``check_cost``). Without one: F1 with the foreign-text penalty. When three or
             more candidates of one source are scored together (consensus on), the candidates'
             agreement is blended in: :meth:`xlscore.final_score.FinalScore.blend_consensus`.
             Never below the floor, an empty translation's score (-4 with the default
             estimator, -1 for the paper's F1).
-        estimate: the quality estimator's prediction (``None`` without an estimator).
+        estimate: the quality estimator's prediction (``None`` without an estimator), before
+            the rules (foreign words, degenerate output, the checks) and the consensus; an
+            empty translation's is the estimator's floor.
         adequacy: the part of ``estimate`` the estimator's word head and blended meaning head
             contribute (``estimate - adequacy`` is its sentence head's part; 0 for an
             estimator without them).
@@ -152,13 +156,16 @@ class ScoreResult:
             translation_end)``.
         foreign: share of the translation's words that are not Russian (names and acronyms
             excepted).
-        flags: ``untranslated``, ``wrong_language``, ``empty``, ``empty_source``.
+        flags: ``untranslated``, ``wrong_language``, ``empty``, ``empty_source``, and
+            ``degenerate`` (at least half of it, :mod:`xlscore.checks.degenerate`).
         evidence: word-level evidence (:class:`Evidence`): source
             content words with no counterpart, foreign words, numbers on one side only.
         error_spans: where the estimator's word head sees errors
             (:class:`ErrorSpan`).
-        check_cost: what the rule checks took off ``score`` (the findings with ``counts``;
-            ``None`` without an estimator whose score counts them).
+        check_cost: what the rules took off ``score``, as taken (never more than down to the
+            floor): the findings with ``counts`` -- the checks' weight each, and the pull of
+            degenerate output; ``None`` without an estimator, or when neither could take
+            anything (no check weight, nothing degenerate).
         findings: the rule checks' findings (:class:`~xlscore.finding.Finding`): every check's
             when the evidence is computed, else those of the checks the score counts when it
             counts any.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
@@ -154,6 +155,7 @@ class XLScorer:
             chosen,
             estimator.check_weight if estimator else 0.0,
             spans=estimator is not None and estimator.tagger is not None,
+            estimator=estimator is not None,
         )
         # the models, tokenizers and tables just loaded live as long as the scorer: moved out
         # of the collector's reach, they are not scanned again by every collection while
@@ -299,16 +301,22 @@ class XLScorer:
         variant = self.paper.variant_of(variant)
         check_workers(self, workers)
         sources, systems = check_corpus(sources, translations)
+        copies = _copies(systems, start)
         if runs_in_blocks(self):  # the estimator's fields alone: blocks beside the passes
-            yield from score_blocks(
-                self,
-                sources,
-                systems,
-                workers=workers,
-                start=start,
-                chunk_pairs=chunk_size,
-                on_pairs=on_pairs,
-            )
+            from tqdm.auto import tqdm
+
+            left = max(0, len(sources) - start) * len(systems)
+            with tqdm(total=left, desc="scoring", unit="pair", disable=not progress) as bar:
+                yield from score_blocks(
+                    self,
+                    sources,
+                    systems,
+                    workers=workers,
+                    start=start,
+                    chunk_pairs=chunk_size,
+                    on_pairs=on_pairs if on_pairs is not None or not progress else bar.update,
+                    copies=copies,
+                )
             return
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
@@ -342,6 +350,7 @@ class XLScorer:
                 a,
                 names,
                 told,
+                copies=copies,
             )
             n = len(names)
             for i in range(max(a, start), b):
@@ -362,6 +371,27 @@ class XLScorer:
             RankedTranslation(i, translations[i], results[i], rank)
             for rank, i in enumerate(order, start=1)
         ]
+
+
+def _copies(systems: Mapping[str, Sequence[str]], start: int) -> dict[str, str]:
+    """The engines that are copies of another over the whole corpus
+    (:func:`~xlscore.metric.consensus.copy_engines`: the same translation in most segments),
+    with a :class:`~xlscore.errors.DuplicateEnginesWarning` for each two such engines when a
+    run starts (not again when it resumes)."""
+    from xlscore.errors import DuplicateEnginesWarning
+    from xlscore.metric.consensus import copy_groups, duplicate_engines
+
+    alike = duplicate_engines(systems)
+    n = min((len(v) for v in systems.values()), default=0)
+    for a, b, same in alike if not start else ():
+        warnings.warn(
+            f"engines {a} and {b} gave the same translation in {same} of {n} segments (is one "
+            "a copy of the other?): where they agree they count once in the consensus, but "
+            "both are ranked",
+            DuplicateEnginesWarning,
+            stacklevel=3,
+        )
+    return copy_groups(list(systems), [(a, b) for a, b, _ in alike])
 
 
 def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int], None] | None:

@@ -47,6 +47,7 @@ def signature_line(d: dict, qe: QualityEstimator | None) -> str:
     if qe is not None:
         blended = d["similarity"] is not None and qe.separate_similarity  # in the score
         est = qe.signature() + qe.formula.signature(enc(d["similarity"]) if blended else None)
+        est += "-degenerate"  # the pull of degenerate output (xlscore.checks.degenerate)
     spans = qe.spans_signature() if qe is not None else None
     parts = [
         f"xlscore:{d['version']}",

@@ -63,6 +63,7 @@ from xlscore.batch.output import (
 )
 from xlscore.batch.session import _import_ray, ray_session
 from xlscore.errors import XLScoreError
+from xlscore.io.outputs import check_output_folder
 from xlscore.io.pairfiles import ROWS_PER_FILE, PairColumns, Unit, discover, plan_units
 from xlscore.io.partfiles import finished_units, job_key, output_schema, write_part
 
@@ -194,11 +195,13 @@ def score_dataset(
     from xlscore.scorer import XLScorer
 
     t0 = time.perf_counter()
+    files = discover(inputs)
+    given = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs
+    check_output_folder(output, given, files)  # before Ray or a model: it would lose an input
     _import_ray()  # before anything slow: say at once if Ray is missing
     config = _checked_config(scorer)
     if workers < 1:
         raise XLScoreError("workers must be at least 1")
-    files = discover(inputs)
     units = plan_units(files, columns, rows_per_file)
     total = sum(u.rows for u in units)
     driver = XLScorer.offline(**config)  # checks the settings, and fits or loads the map
@@ -252,7 +255,19 @@ def score_dataset(
             on_unit,
         )
         if scored_to != out:
-            finish_consensus(ray, units, done, extras, pool, out, key, signature, weight, progress)
+            finish_consensus(
+                ray,
+                units,
+                done,
+                extras,
+                pool,
+                out,
+                key,
+                signature,
+                weight,
+                driver.final.floor,
+                progress,
+            )
     summary.ray_lines = native.unexpected
     kept = {u.index for u in units} - {r.unit for r in summary.reports}
     summary.error_rows += _count_errors(out, kept)

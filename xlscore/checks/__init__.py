@@ -1,6 +1,6 @@
 """Explicit accuracy checks of an English source against its Russian translation.
 
-Three rule-based checks compare what can be compared without a model:
+Four rule-based checks compare what can be compared without a model:
 
 * ``number`` -- numbers as values after normalisation (``40,000`` = ``40 000``, ``1.2`` =
   ``1,2``, ``$2.5bn`` = ``2,5 млрд``, ``three`` = ``трёх``, ``half`` = ``половина``, times,
@@ -17,6 +17,10 @@ Three rule-based checks compare what can be compared without a model:
   whose translation has none, or a negated verb (``не`` + verb) in a translation whose source
   has no negation at all (nor a word such as ``fail``, ``until``, ``unless`` that Russian
   renders with ``не``).
+* ``degenerate`` -- output that is no translation at all: words repeated back to back, no
+  letters, keyboard mash, a length far outside what its source allows
+  (:mod:`.degenerate`). Its findings pull the score towards the floor by the share of the
+  translation they cover, instead of costing a check weight each.
 
 A finding is a place to look, not a verdict: rules miss paraphrases, and a translation may
 legitimately differ (a human translator rounds, merges sentences, writes "two weeks" for
@@ -39,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xlscore.checks.degenerate import _check_degenerate
 from xlscore.checks.names import _check_names
 from xlscore.checks.negation import _check_negation
 from xlscore.checks.numbers import _check_numbers
@@ -61,12 +66,19 @@ __all__ = [
 @dataclass(frozen=True)
 class Check:
     """One rule check: its ``name`` (``Finding.check``), ``find(source, translation)`` (it may
-    raise on odd input: :func:`find_mismatches` makes that no finding) and ``counts``, which
-    of its findings count in the score (``None``: none; they measured precise on MT)."""
+    raise on odd input: :func:`find_mismatches` makes that no finding), ``counts``, which
+    of its findings cost the estimator's check weight each (``None``: none; they measured
+    precise on MT), and ``pulls``: its findings cost points through the share of the
+    translation they cover instead (:mod:`.degenerate`)."""
 
     name: str
     find: Callable[[str, str], list[Finding]]
     counts: Callable[[Finding], bool] | None = None
+    pulls: bool = False
+
+    def costs(self, f: Finding) -> bool:
+        """Whether the finding ``f`` of this check costs points in the score."""
+        return self.pulls or bool(self.counts and self.counts(f))
 
 
 #: every check, in the order findings are reported; a dropped negation (no span in the
@@ -77,6 +89,7 @@ REGISTRY = {
         Check("number", _check_numbers, lambda f: True),
         Check("name", _check_names),
         Check("negation", _check_negation, lambda f: f.span is None),
+        Check("degenerate", _check_degenerate, pulls=True),
     )
 }
 CHECKS = tuple(REGISTRY)
@@ -109,8 +122,8 @@ def _in_bounds(f: Finding, n_src: int, n_tr: int) -> bool:
     return ok_tr and ok_src
 
 
-#: the checks some of whose findings count in the score
-COUNTED = tuple(c.name for c in REGISTRY.values() if c.counts is not None)
+#: the checks some of whose findings cost points in the score
+COUNTED = tuple(c.name for c in REGISTRY.values() if c.counts is not None or c.pulls)
 
 
 def counted(findings: Sequence[Finding]) -> int:

@@ -1,5 +1,9 @@
 """The ``negation`` check: a negation of the source the translation drops, or a negated verb
 in a translation whose source has no reason for one.
+
+Its rules read Russian: a translation with no Cyrillic word (an untranslated copy, another
+language: flagged ``untranslated`` or ``wrong_language``, and pulled to the floor by its foreign
+share) gets no finding, and an English negation the translation keeps is not missing.
 """
 
 from __future__ import annotations
@@ -63,13 +67,17 @@ def _ru_negative_word(word: str) -> bool:
 
 
 def _check_negation(source: str, translation: str) -> list[Finding]:
-    """A dropped negation, or a negated verb that the source has no reason for."""
+    """A dropped negation, or a negated verb that the source has no reason for; nothing for a
+    translation without a Cyrillic word."""
+    if not compiled(r"\p{Cyrillic}").search(translation):
+        return []  # not Russian: the rules have nothing to read
     strong, weak = _en_negations(source)
     tokens = split_words(translation, letters=True)
     low = [fold_ru(t[0]) for t in tokens]
     out: list[Finding] = []
     if strong:
-        if not any(_ru_negative_word(w) for w in low):
+        # a negation copied in English (a half-translated text) is not a negation dropped
+        if not any(_ru_negative_word(w) for w in low) and not _en_negations(translation)[0]:
             word, s, e = strong[0]
             message = f"negation '{word}' in the source, none in the translation"
             out.append(Finding("negation", message, None, (s, e)))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from xlscore.cli.options import add_fields_option, add_model_options, at_least
@@ -134,10 +135,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         progress=not args.quiet,
     )
     kept = f", {summary.skipped_units} kept from an earlier run" if summary.skipped_units else ""
-    print(
-        f"xlscore: {summary.rows} rows in {summary.units} files under {summary.output}"
-        f"{kept} ({summary.seconds:.0f} s)",
-        file=sys.stderr,
+    log = logging.getLogger("xlscore")  # status lines: none with --quiet
+    log.info(
+        "%d rows in %d files under %s%s (%.0f s)",
+        summary.rows,
+        summary.units,
+        summary.output,
+        kept,
+        summary.seconds,
     )
     if summary.error_rows:
         print(
@@ -146,9 +151,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if summary.ray_lines:
-        print(
-            f"xlscore: Ray logged {summary.ray_lines} lines of its own: {summary.output / RAY_LOG}",
-            file=sys.stderr,
-        )
-    print(f"xlscore: {summary.signature}", file=sys.stderr)
+        log.info("Ray logged %d lines of its own: %s", summary.ray_lines, summary.output / RAY_LOG)
+    log.info("%s", summary.signature)
     return 0

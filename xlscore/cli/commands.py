@@ -5,17 +5,37 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from xlscore.cli.corpus import PairProgress, inputs_digest, read_corpus, score_engines
-from xlscore.cli.options import build_scorer, load_scorer, parse_layer
-from xlscore.errors import InputError, XLScoreError
-from xlscore.io.outputs import check_output, output_lock, writing_to
-from xlscore.io.writers import WRITERS, Checked, Empties, Row, check_resumable, resume_state
+from xlscore.cli.options import (
+    build_scorer,
+    input_files,
+    load_scorer,
+    model_files,
+    parse_layer,
+    settings_before_loading,
+)
+from xlscore.errors import InputError, OutputError, XLScoreError
+from xlscore.io.outputs import check_output, output_lock, overwritten_input, writing_to
+from xlscore.io.writers import (
+    WRITERS,
+    Checked,
+    Empties,
+    Row,
+    check_resumable,
+    is_finished,
+    resume_state,
+)
 from xlscore.results import empty_cost
+
+#: the command line's status lines (``xlscore: ...`` on standard error, none with ``--quiet``)
+log = logging.getLogger("xlscore")
 
 
 # ---------------------------------------------------------------------- score
@@ -23,9 +43,21 @@ def cmd_score(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if args.resume and not args.output:
         raise InputError("--resume needs --output FILE")
-    out_path = check_output(args.output) if args.output else None
+    out_path = check_output(args.output, input_files(args)) if args.output else None
     with output_lock(out_path):
         return _score_to(args, sources, engines, out_path)
+
+
+def _nothing_left(args: argparse.Namespace, path: Path, segments: int) -> int:
+    """``score --resume`` of a file that already holds every segment and the system scores:
+    it is left as it is, and no model loads."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        first = fh.readline().rstrip("\n")
+    if args.format == "json":
+        first = str(json.loads(first).get("xlscore", ""))
+    log.info("%s already holds all %d segments: nothing left to score", path, segments)
+    log.info("%s", first.removeprefix("# ").split(" inputs:")[0])
+    return 0
 
 
 def _score_to(
@@ -40,7 +72,10 @@ def _score_to(
     run = f"inputs:{inputs_digest(sources, engines)} format:{args.format} chunk:{args.chunk_size}"
     resuming = False
     if args.resume and out_path is not None and out_path.exists() and out_path.stat().st_size:
-        check_resumable(out_path, run)
+        check_resumable(out_path, f"{run} {settings_before_loading(args)}")
+        writer = WRITERS[args.format](io.StringIO())
+        if is_finished(out_path, writer, list(engines), len(sources)):
+            return _nothing_left(args, out_path, len(sources))
         resuming = True
     scorer = load_scorer(args)
     names = list(engines)
@@ -57,7 +92,7 @@ def _score_to(
                 )
             if start:
                 out = stack.enter_context(open(out_path, "a", encoding="utf-8"))
-                print(f"xlscore: resuming after segment {start} of {len(sources)}", file=sys.stderr)
+                log.info("resuming after segment %d of %d", start, len(sources))
             else:
                 out = stack.enter_context(open(out_path, "w", encoding="utf-8"))
         else:
@@ -99,7 +134,7 @@ def _score_to(
                 Checked.of(costs[name]),
             )
         out.flush()
-    print(f"xlscore: {signature}", file=sys.stderr)
+    log.info("%s", signature)
     return 0
 
 
@@ -110,7 +145,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("rank needs at least two translations files (-t A -t B)")
-    out_path = check_output(args.output) if args.output else None
+    out_path = check_output(args.output, input_files(args)) if args.output else None
     scorer = load_scorer(args)
     comparison = compare_engines(score_engines(scorer, sources, engines, args), n_boot=args.n_boot)
     signature = scorer.signature()
@@ -174,6 +209,7 @@ def _print_ranking(out: TextIO, comparison, segments: bool, n: int, signature: s
 # ---------------------------------------------------------------------- fit
 def cmd_fit(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
+    check_output(args.save, input_files(args))
     scorer = build_scorer(args)
     aligner = scorer.paper.fit_alignment(
         sources, engines, chunk_size=args.chunk_size, progress=not args.quiet
@@ -282,6 +318,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
     if args.meaning_blend and not recipe.meaning_weight:
         raise XLScoreError("--meaning-blend needs a meaning head: give --meaning-weight above 0")
+    out = Path(args.output)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_name(out.name + ".ckpt")
+    _check_training_outputs(args, out, checkpoint)
     files = [read_judgments(p, include_human=True) for p in args.data]
     for test in args.leave_out or ():
         files = [leave_out_sources(rows, test) for rows in files]
@@ -309,8 +348,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         marks.update(found)
     if marks:
         datasets = [attach_errors(rows, marks) for rows in datasets]
-    out = Path(args.output)
-    checkpoint = Path(args.checkpoint) if args.checkpoint else out.with_name(out.name + ".ckpt")
     if checkpoint.exists() and not args.quiet:
         print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
@@ -328,12 +365,32 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_training_outputs(args: argparse.Namespace, out: Path, checkpoint: Path) -> None:
+    """``train``'s estimator file and checkpoint checked before anything is read or loaded:
+    neither may be one of its inputs (each ``--data`` file, an HTER prefix's files, each
+    ``--errors`` file), nor the two one file (the checkpoint is removed once the estimator is
+    saved)."""
+    inputs = [
+        *(f"{d}{ext}" for d in args.data for ext in ("", ".src", ".mt", ".hter", ".pe")),
+        *(args.errors or ()),
+    ]
+    check_output(out, inputs)
+    check_output(checkpoint, inputs)
+    if checkpoint.resolve() == out.resolve() or overwritten_input(checkpoint, [out]):
+        raise OutputError(
+            f"is also the --checkpoint {checkpoint}, which is removed once the estimator is "
+            "saved; give two different files",
+            path=out,
+        )
+
+
 # ---------------------------------------------------------------------- plot, lexicon
 def cmd_plot(args: argparse.Namespace) -> int:
     from xlscore.report.plots import alignment_map
 
     if not args.src.strip() or not all(t.strip() for t in args.mt):
         raise InputError("plot alignment needs a non-empty source and translations")
+    check_output(args.output, model_files(args))
     scorer = build_scorer(args)
     alignment_map(scorer, args.src, args.mt, path=args.output)
     print(f"saved {args.output}")
@@ -375,6 +432,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
     from xlscore.io.inputs import read_lines
 
     lines = read_lines(args.input, allow_empty=True)
+    if args.output:  # numpy adds .npz to a name without it
+        saved = args.output if args.output.endswith(".npz") else f"{args.output}.npz"
+        check_output(saved, [args.input])
     enc = Encoder.load(
         args.model, layer=parse_layer(args.layer), device=args.device, dtype=args.dtype
     )
@@ -387,5 +447,6 @@ def cmd_embed(args: argparse.Namespace) -> int:
         offsets = np.cumsum([0] + [len(wv) for wv in result])
         words = np.array([w for wv in result for w in wv.words], dtype=str)
         np.savez(args.output, vectors=vectors.numpy(), offsets=offsets, words=words)
-        print(f"# vectors of {len(words)} words saved to {args.output}", file=sys.stderr)
+        if not args.quiet:
+            print(f"# vectors of {len(words)} words saved to {args.output}", file=sys.stderr)
     return 0

@@ -46,11 +46,19 @@ def inputs_digest(sources: list[str], engines: dict[str, list[str]]) -> str:
     return h.hexdigest()[:16]
 
 
-def progress(total: int, quiet: bool, desc: str, unit: str = "seg"):
+def progress(total: int, quiet: bool, desc: str, unit: str = "seg", initial: int = 0):
+    """A bar on standard error (none when ``quiet``); ``initial``: what was done before, which
+    its rate does not count."""
     from tqdm.auto import tqdm
 
     return tqdm(
-        total=total, desc=desc, unit=unit, file=sys.stderr, disable=quiet, dynamic_ncols=True
+        total=total,
+        desc=desc,
+        unit=unit,
+        file=sys.stderr,
+        disable=quiet,
+        dynamic_ncols=True,
+        initial=initial,
     )
 
 
@@ -58,12 +66,12 @@ class PairProgress:
     """A bar over the pairs of a corpus (segments × engines): it moves with every pass of the
     estimator inside a chunk (:meth:`advance`, the scorer's ``on_pairs``) and lands on each
     segment as it is finished (:meth:`finished`), so that a corpus of one chunk does not jump
-    from 0 to the end."""
+    from 0 to the end. A resumed run's bar starts at the pairs of its ``start`` segments,
+    which its rate does not count."""
 
     def __init__(self, segments: int, engines: int, quiet: bool, start: int = 0) -> None:
         self.engines = engines
-        self.bar = progress(segments * engines, quiet, "scoring", unit="pair")
-        self.bar.update(start * engines)
+        self.bar = progress(segments * engines, quiet, "scoring", "pair", start * engines)
 
     def advance(self, pairs: int) -> None:
         self.bar.update(max(0, min(pairs, self.bar.total - self.bar.n)))

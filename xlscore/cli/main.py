@@ -300,7 +300,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"xlscore: warning: {message}", file=sys.stderr)
+    """A warning as one line, ``xlscore: warning: ...``, on standard error: on a line of its
+    own even while a progress bar is drawn there (the bar is cleared, and drawn again under
+    the warning)."""
+    from tqdm import tqdm
+
+    tqdm.write(f"xlscore: warning: {message}", file=sys.stderr)
 
 
 def _status_lines(*, quiet: bool) -> None:

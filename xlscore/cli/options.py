@@ -177,6 +177,19 @@ def add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
 
+def model_files(args: argparse.Namespace) -> list[str]:
+    """The files the model and method options may name (an estimator, a saved map, a word
+    list): inputs that no output may overwrite (names that are no file are left out later)."""
+    given = (getattr(args, k, None) for k in ("estimator", "alignment", "lexicon"))
+    return [str(v) for v in given if v]
+
+
+def input_files(args: argparse.Namespace) -> list[str]:
+    """Every file a command with the shared input options reads: ``-s``, each ``-t`` and the
+    model files (:func:`model_files`)."""
+    return [args.src, *args.mt, *model_files(args)]
+
+
 def parse_layer(value: str | None):
     if value is None:
         return None
@@ -226,6 +239,34 @@ def scorer_options(args: argparse.Namespace) -> dict:
         "dtype": args.dtype,
         "fields": getattr(args, "fields", None),
     }
+
+
+def settings_before_loading(args: argparse.Namespace) -> str:
+    """The parts of the signature (:func:`xlscore.signature.signature_line`) that the options
+    give before any model loads, as the signature writes them (``xlscore:0.1.0|variant:anchors|
+    idf:no|fields:score+evidence``, with ``est:no``, ``cons:no`` and ``rescale:no`` when they
+    are off): what ``--resume`` compares at once. The models' names, fingerprints and dtypes
+    need the models."""
+    from xlscore._version import __version__
+    from xlscore.fields import FIELDS, resolve_fields
+
+    opts = scorer_options(args)
+    estimator = opts["estimator"] is not None
+    chosen = resolve_fields(opts["fields"], estimator=estimator)
+    every = resolve_fields(None, estimator=estimator)
+    parts = {
+        "xlscore": __version__,
+        "variant": args.variant,
+        "idf": "yes" if args.idf else "no",
+        "fields": "all" if chosen == every else "+".join(f for f in FIELDS if f in chosen),
+    }
+    if not estimator:
+        parts["est"] = "no"
+    if not opts.get("consensus", PRESETS[args.preset].consensus):
+        parts["cons"] = "no"
+    if not args.rescale:
+        parts["rescale"] = "no"
+    return "|".join(f"{k}:{v}" for k, v in parts.items())
 
 
 def build_scorer(args: argparse.Namespace):

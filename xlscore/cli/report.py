@@ -64,7 +64,7 @@ def _renamed(engines: dict[str, list[str]], names: list[str] | None) -> dict[str
 
 def cmd_report(args: argparse.Namespace) -> int:
     from xlscore.cli.corpus import inputs_digest, read_corpus, score_engines
-    from xlscore.cli.options import load_scorer
+    from xlscore.cli.options import input_files, load_scorer
     from xlscore.io.outputs import check_output
     from xlscore.report.page import read_saved_scores, write_report
 
@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(engines) < 2:
         raise InputError("report needs at least two translations files (-t A -t B)")
     shown = _renamed(engines, args.name)
-    check_output(args.output)
+    check_output(args.output, [*input_files(args), *([args.from_file] if args.from_file else [])])
     if args.from_file:
         head, final, results = read_saved_scores(args.from_file, list(engines), len(sources))
         digest = inputs_digest(sources, engines)
@@ -98,8 +98,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         title=args.title,
     )
     size = path.stat().st_size
-    print(
-        f"wrote {path}: {len(engines)} engines, {len(sources)} segments, {size / 1024:.0f} KiB",
-        file=sys.stderr,
-    )
+    if not args.quiet:
+        print(
+            f"wrote {path}: {len(engines)} engines, {len(sources)} segments, {size / 1024:.0f} KiB",
+            file=sys.stderr,
+        )
     return 0

@@ -58,8 +58,9 @@ RUN = 3
 
 class Pointer(NamedTuple):
     """A character span of the translation a rule check's finding points at; ``counts``:
-    the finding is one the score counts (a check that measured precise on MT, e.g. a number
-    the source lacks), so its words are an error span whatever the head says."""
+    the finding is one that costs points in the score (a check that measured precise on MT,
+    e.g. a number the source lacks, or degenerate output), so its words are an error span
+    whatever the head says."""
 
     start: int
     end: int
@@ -74,8 +75,7 @@ def pointed_spans(source: str, translation: str) -> list[Pointer]:
     out = []
     for f in find_mismatches(source, translation):
         if f.span is not None:
-            counts = REGISTRY[f.check].counts
-            out.append(Pointer(*f.span, bool(counts and counts(f))))
+            out.append(Pointer(*f.span, REGISTRY[f.check].costs(f)))
     return out
 
 

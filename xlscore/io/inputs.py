@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import re
+import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,14 +24,26 @@ STDIN = "-"
 #: characters no line of text holds: the C0 controls but tab and carriage return, and DEL
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _UTF16 = re.compile("[\x00\x04]")
-_CONVERT = "convert it to UTF-8 first, e.g. `iconv -f {} -t UTF-8 FILE > FILE.utf8`"
 
 
-def bom_problem(data: bytes) -> str | None:
-    """The problem of a file whose first bytes are a UTF-16 byte-order mark (``None``: not)."""
+def _convert(encoding: str, path: str | Path | None) -> str:
+    """How to convert the file at ``path`` from ``encoding``: an ``iconv`` command naming it
+    (shell-quoted; ``FILE`` for standard input or a file not named)."""
+    if path is None or str(path) == STDIN:
+        return f"convert it to UTF-8 first, e.g. `iconv -f {encoding} -t UTF-8 FILE > FILE.utf8`"
+    name = str(path)
+    return (
+        f"convert it to UTF-8 first, e.g. `iconv -f {encoding} -t UTF-8 {shlex.quote(name)} > "
+        f"{shlex.quote(name + '.utf8')}`"
+    )
+
+
+def bom_problem(data: bytes, path: str | Path | None = None) -> str | None:
+    """The problem of a file (at ``path``) whose first bytes are a UTF-16 byte-order mark
+    (``None``: not)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "the file is UTF-16 (it starts with a UTF-16 byte-order mark); " + _CONVERT.format(
-            "UTF-16"
+        return "the file is UTF-16 (it starts with a UTF-16 byte-order mark); " + _convert(
+            "UTF-16", path
         )
     return None
 
@@ -44,11 +57,14 @@ def utf16_order(data: bytes, offset: int = 0) -> str:
     return "UTF-16BE" if even > odd else "UTF-16LE"
 
 
-def text_problem(line: str, raw: bytes | None = None, offset: int = 0) -> str | None:
+def text_problem(
+    line: str, raw: bytes | None = None, offset: int = 0, path: str | Path | None = None
+) -> str | None:
     """What makes a decoded line not text (``None``: nothing): the bytes UTF-16 leaves when read
     as UTF-8 (NUL, the high byte of Latin letters and spaces, and U+0004, that of Cyrillic ones),
     or another control character. ``raw``, found at byte ``offset`` of the file: the bytes
-    the byte order of UTF-16 is told from (:func:`utf16_order`; default: the line's own)."""
+    the byte order of UTF-16 is told from (:func:`utf16_order`; default: the line's own);
+    ``path``: the file, named in the command that converts it."""
     m = _CONTROL.search(line)
     if m is None:
         return None
@@ -56,7 +72,7 @@ def text_problem(line: str, raw: bytes | None = None, offset: int = 0) -> str | 
         order = utf16_order(line.encode("utf-8") if raw is None else raw, offset)
         return (
             f"byte 0x{ord(k.group()):02x} at character {k.start() + 1}: the file looks like "
-            f"{order} (no byte-order mark); " + _CONVERT.format(order)
+            f"{order} (no byte-order mark); " + _convert(order, path)
         )
     return (
         f"control character U+{ord(m.group()):04X} at character {m.start() + 1}: not text "
@@ -82,7 +98,7 @@ def read_bytes(path: str | Path) -> bytes:
 def decode_lines(data: bytes, path: str | Path) -> list[str]:
     """Split into lines (``\\n`` or ``\\r\\n``) and decode each strictly as UTF-8; a line
     with a NUL byte or another control character is refused (:func:`text_problem`)."""
-    if problem := bom_problem(data):
+    if problem := bom_problem(data, path):
         raise InputError(problem, path=path, line=1)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -102,7 +118,7 @@ def decode_lines(data: bytes, path: str | Path) -> list[str]:
                 path=path,
                 line=n,
             ) from None
-        if problem := text_problem(lines[-1], data):
+        if problem := text_problem(lines[-1], data, path=path):
             raise InputError(problem, path=path, line=n)
     return lines
 

@@ -1,22 +1,71 @@
-"""Where results go: an output path checked before any work starts (so that a wrong path
-fails at once, not after the models have loaded), and write errors named by their file."""
+"""Where results go: an output path checked before any work starts (so that a wrong path, or
+one that would overwrite an input, fails at once, not after the models have loaded), and write
+errors named by their file."""
 
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from xlscore.errors import OutputError
 
+#: what names standard input on the command line (never a file an output could overwrite)
+STDIN = "-"
 
-def check_output(path: str | os.PathLike) -> Path:
+
+def _file_id(path: str | os.PathLike) -> tuple[int, int] | None:
+    """The device and inode of the regular file ``path`` names (through links), or ``None``:
+    no such file, or not a regular file (a folder, ``/dev/stdout``)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def overwritten_input(
+    path: str | os.PathLike, inputs: Iterable[str | os.PathLike]
+) -> tuple[str, str] | None:
+    """The input among ``inputs`` that writing ``path`` would overwrite, and how ``path``
+    reaches it (``the same file``, ``a symbolic link to it``, ``a hard link to it``); ``None``
+    when it reaches none (standard input, ``-``, is no file)."""
+    out = _file_id(path)
+    if out is None:
+        return None
+    for given in inputs:
+        if str(given) == STDIN or _file_id(given) != out:
+            continue
+        if Path(path).is_symlink():
+            return str(given), "a symbolic link to it"
+        if Path(path).resolve() == Path(given).resolve():
+            return str(given), "the same file"
+        return str(given), "a hard link to it"
+    return None
+
+
+def check_not_input(path: str | os.PathLike, inputs: Iterable[str | os.PathLike]) -> None:
+    """Refuse (:class:`OutputError`, naming both) an output ``path`` that is one of ``inputs``:
+    the same file, a symbolic link to it or a hard link (the same device and inode)."""
+    hit = overwritten_input(path, inputs)
+    if hit is not None:
+        given, how = hit
+        raise OutputError(
+            f"writing here would overwrite the input {given} ({how}); give another output",
+            path=path,
+        )
+
+
+def check_output(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> Path:
     """``path`` made ready for writing (its folder created), or an :class:`OutputError`:
-    a folder, a folder that cannot be made, a file that cannot be opened for writing. The
-    file itself is left as it was (a new one is not left behind)."""
+    one of the command's ``inputs`` (:func:`check_not_input`), a folder, a folder that cannot
+    be made, a file that cannot be opened for writing. The file itself is left as it was (a new
+    one is not left behind)."""
     p = Path(path)
+    check_not_input(p, inputs)
     if p.is_dir():
         raise OutputError("is a directory, not a file", path=p)
     if any(a.exists() and not a.is_dir() for a in p.parents):
@@ -31,6 +80,55 @@ def check_output(path: str | os.PathLike) -> Path:
     except OSError as err:
         raise OutputError(f"cannot write: {err.strerror or err}", path=p) from None
     return p
+
+
+def _read_by_folder(folder: Path, inside: Path) -> bool:
+    """Whether the files under ``inside`` are among those an input folder ``folder`` gives
+    (:func:`xlscore.io.pairfiles.discover` skips hidden and ``_``-prefixed names)."""
+    rel = inside.relative_to(folder)
+    return not any(part.startswith((".", "_")) for part in rel.parts)
+
+
+def check_output_folder(
+    folder: str | os.PathLike,
+    inputs: Sequence[str | os.PathLike],
+    files: Sequence[str | os.PathLike],
+) -> None:
+    """Refuse (:class:`OutputError`, naming both) an output folder of part files that would
+    overwrite or swallow a batch job's input: one of the ``inputs`` (a file, or a folder given),
+    a folder that holds one of the input ``files`` (by path or by hard link: the job writes,
+    and with ``--overwrite`` deletes, part files there), or a folder inside an input folder
+    whose files the next run would read as input."""
+    out = Path(folder)
+    where = out.resolve()
+    for given in inputs:
+        p = Path(given)
+        if p.resolve() == where or (_file_id(p) is not None and _file_id(p) == _file_id(out)):
+            kind = "folder" if p.is_dir() else "file"
+            raise OutputError(
+                f"is the input {kind} {given}; give another output folder", path=folder
+            )
+        if p.is_dir() and where.is_relative_to(p.resolve()) and _read_by_folder(p.resolve(), where):
+            raise OutputError(
+                f"is inside the input folder {given}: its part files would be read as input "
+                "the next time; give a folder outside it (or one whose name starts with _)",
+                path=folder,
+            )
+    for f in files:
+        if Path(f).resolve().is_relative_to(where):
+            raise OutputError(
+                f"holds the input file {f}, which the job's part files could overwrite; "
+                "give another output folder",
+                path=folder,
+            )
+    ids = {i: f for f in files if (i := _file_id(f)) is not None}
+    for entry in out.iterdir() if out.is_dir() else ():
+        if (i := _file_id(entry)) in ids:
+            raise OutputError(
+                f"holds {entry.name}, a hard link to the input file {ids[i]}; give another "
+                "output folder",
+                path=folder,
+            )
 
 
 @contextlib.contextmanager

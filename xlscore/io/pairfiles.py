@@ -137,13 +137,13 @@ def _first_line(path: Path, offsets) -> str:
     with open(path, "rb") as fh:
         raw = fh.read(int(offsets[1]) if len(offsets) > 1 else 0)
     raw = raw.removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
-    if problem := bom_problem(raw):
+    if problem := bom_problem(raw, path):
         raise InputError(problem, path=path, line=1)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("invalid UTF-8 in the first line", path=path, line=1) from None
-    if problem := text_problem(text, raw):
+    if problem := text_problem(text, raw, path=path):
         raise InputError(problem, path=path, line=1)
     return text
 
@@ -320,7 +320,7 @@ def read_unit(
                 f"invalid UTF-8 (byte {err.start + 1} of the line is 0x{raw[err.start]:02x})",
             )
             continue
-        if problem := text_problem(text, raw, start):
+        if problem := text_problem(text, raw, start, path=path):
             add(line, None, problem)
             continue
         if unit.kind == "tsv":

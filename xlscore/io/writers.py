@@ -81,6 +81,8 @@ class Writer:
     numbers as an uninterrupted one."""
 
     DECIMALS: int | None = None
+    #: whether the format writes a system score per engine after the rows
+    SUMMARIES: ClassVar[bool] = True
 
     def __init__(self, out: TextIO, fields: Iterable[str] = ALL) -> None:
         self.out = out
@@ -107,6 +109,9 @@ class Writer:
         raise NotImplementedError
 
     def parse(self, line: str) -> Row | None: ...
+    def is_summary(self, line: str, engine: str) -> bool:
+        """Whether ``line`` is the system score of ``engine``."""
+        return False
 
 
 def _is_empty(flags) -> bool:
@@ -120,7 +125,14 @@ def _num(value: float | int | None, spec: str, missing: str = "") -> str:
 
 
 class TsvWriter(Writer):
+    """One table: the first line (``# `` and the signature with the run's inputs, format and
+    chunk size), then a header of column names and one row per (segment, engine), nothing
+    else, so that every column keeps its type (``pandas.read_csv(f, sep="\\t", skiprows=1)``).
+    The system scores are not rows of it: they are the means of its ``score`` column by
+    engine, and the final signature is said on standard error."""
+
     DECIMALS = 6
+    SUMMARIES = False
     #: ``segment``, ``engine``, then the result's columns (:mod:`xlscore.io.schema`)
     COLUMNS: ClassVar[list[str]] = ["segment", "engine", *(c.name for c in schema.COLUMNS)]
 
@@ -135,11 +147,7 @@ class TsvWriter(Writer):
         self.out.write("\t".join(cells) + "\n")
 
     def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
-        gap = "\t" * (len(self.COLUMNS) - 3)
-        self.out.write(
-            f"system\t{engine}\t{mean:.6f}{gap}{n} segments{empties.note()}{checked.note()}; "
-            f"{signature}\n"
-        )
+        """Nothing: a system score is no row of the segments' table (see the class)."""
 
     def parse(self, line):
         f = line.rstrip("\n").split("\t")
@@ -153,6 +161,7 @@ class TsvWriter(Writer):
 
 class TextWriter(TsvWriter):
     DECIMALS = 4
+    SUMMARIES = True
 
     def header(self, head, engines):
         self.out.write(self.first_line(head) + "\n")
@@ -176,6 +185,9 @@ class TextWriter(TsvWriter):
             f"# system score {engine}: {mean:.4f} over {n} segments{empties.note()}"
             f"{checked.note()}\n"
         )
+
+    def is_summary(self, line, engine):
+        return line.startswith(f"# system score {engine}: ")
 
     def parse(self, line):
         f = line.split()
@@ -241,6 +253,13 @@ class JsonWriter(Writer):
             _is_empty(d.get("flags") or ()),
         )
 
+    def is_summary(self, line, engine):
+        try:
+            d = json.loads(line)
+        except ValueError:
+            return False
+        return isinstance(d, dict) and d.get("system") == engine
+
 
 WRITERS: dict[str, type[Writer]] = {
     "text": TextWriter,
@@ -249,21 +268,22 @@ WRITERS: dict[str, type[Writer]] = {
 }
 
 
-def resume_state(
-    path: Path, writer: Writer, head: str, engines: list[str]
-) -> tuple[int, dict[str, list[Row]]]:
-    """Segments already complete in ``path`` and their rows by engine; the file is cut back
-    to the end of the last complete segment (a partly written line or segment is dropped)."""
+class Written(NamedTuple):
+    """What an output file already holds: its complete segments (every engine's row
+    there), their rows by segment and engine, the bytes up to the end of the last one, and the
+    whole lines after it (system scores, or a segment only some engines finished)."""
+
+    complete: int
+    rows: dict[int, dict[str, Row]]
+    end: int
+    after: list[str]
+
+
+def read_back(path: Path, writer: Writer, engines: list[str]) -> Written:
+    """The complete segments of an output file (:class:`Written`); a partly written last
+    line is not counted. The first line is not checked (:func:`check_resumable`)."""
     data = path.read_bytes()
     lines = data.split(b"\n")[:-1]  # the last piece has no newline: partly written
-    first = lines[0].decode("utf-8", "replace") if lines else ""
-    if first != writer.first_line(head):
-        raise InputError(
-            "cannot resume: the file was written with other settings or inputs ("
-            + setting_differences(first, writer.first_line(head))
-            + "); remove it or drop --resume",
-            path=path,
-        )
     done: dict[int, dict[str, Row]] = {}
     keep_bytes, offset, complete = 0, 0, 0
     for raw in lines:
@@ -277,16 +297,48 @@ def resume_state(
         while len(done.get(complete + 1, {})) == len(engines):
             complete += 1
             keep_bytes = offset
+    after = data[keep_bytes:].decode("utf-8", "replace").split("\n")[:-1]
+    return Written(complete, done, keep_bytes, after)
+
+
+def is_finished(path: Path, writer: Writer, engines: list[str], segments: int) -> bool:
+    """Whether ``path`` holds every one of ``segments`` for every engine and, in a format
+    that writes them, each engine's system score after them: a run that has nothing left to
+    do (read without the scorer: no model is needed to tell)."""
+    got = read_back(path, writer, engines)
+    return got.complete == segments and (
+        not writer.SUMMARIES
+        or all(any(writer.is_summary(x, e) for x in got.after) for e in engines)
+    )
+
+
+def resume_state(
+    path: Path, writer: Writer, head: str, engines: list[str]
+) -> tuple[int, dict[str, list[Row]]]:
+    """Segments already complete in ``path`` and their rows by engine; the file is cut back
+    to the end of the last complete segment (a partly written line or segment is dropped)."""
+    with open(path, "rb") as fh:
+        first = fh.readline().rstrip(b"\n").decode("utf-8", "replace")
+    if first != writer.first_line(head):
+        raise InputError(
+            "cannot resume: the file was written with other settings or inputs ("
+            + setting_differences(first, writer.first_line(head))
+            + "); remove it or drop --resume",
+            path=path,
+        )
+    got = read_back(path, writer, engines)
     with open(path, "r+b") as fh:
-        fh.truncate(keep_bytes)
-    return complete, {e: [done[s][e] for s in range(1, complete + 1)] for e in engines}
+        fh.truncate(got.end)
+    done = got.rows
+    return got.complete, {e: [done[s][e] for s in range(1, got.complete + 1)] for e in engines}
 
 
 def check_resumable(path: Path, run: str) -> None:
     """Refuse, before any model loads, to resume ``path`` when its first line names other
     inputs, another format or another chunk size than ``run`` (``inputs:... format:...
-    chunk:...``); the scorer's settings are compared once it is loaded
-    (:func:`resume_state`)."""
+    chunk:...``), or differs in a setting ``run`` names after them (the parts of the
+    signature the options give, ``variant:anchors|idf:no``...); the scorer's whole signature
+    is compared once it is loaded (:func:`resume_state`)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             first = fh.readline().rstrip("\n")

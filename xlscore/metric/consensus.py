@@ -1,7 +1,9 @@
 """Agreement among candidate translations of one source (a minimum-Bayes-risk style signal).
 
 When several engines translate the same source, a candidate that shares much with the others
-is more often right than one that stands apart. :func:`chrf_agreement` measures it as each
+is more often right than one that stands apart. Engines that are copies of each other
+(the same text in most segments) are one voter: a duplicated engine does not vote for
+itself. :func:`chrf_agreement` measures it as each
 candidate's mean sentence chrF (sacreBLEU's defaults: character n-grams of orders 1 to 6,
 whitespace removed, beta 2, averaged over the orders both sides have) against every *other*
 candidate, in one vectorised pass per group: each candidate's n-grams are counted once, and the
@@ -18,15 +20,24 @@ scores keep their scale and location. Both are order-independent: sums are taken
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+
+from xlscore.text.words import normalize_text
 
 #: chrF's settings (sacreBLEU's defaults): character n-gram orders and the recall weight
 CHAR_ORDER = 6
 BETA = 2.0
+#: a voter's key in a group (:class:`Voters`)
+Key = tuple[str, ...]
 #: the utility's name in signatures
 UTILITY = "chrF"
+#: consensus is used when at least this many candidates of one source (copied engines
+#: counted once) are scored together
+CONSENSUS_MIN = 3
 
 
 def _order_counts(candidates: Sequence[str], order: int) -> list[np.ndarray]:
@@ -96,17 +107,74 @@ def pairwise_chrf(candidates: Sequence[str], order: int = CHAR_ORDER) -> np.ndar
     return np.where(denom > 0, 100 * (1 + f2) * avg_p * avg_r / np.where(denom > 0, denom, 1), 0.0)
 
 
+def duplicate_engines(
+    engines: Mapping[str, Sequence[str]], most: float = 0.5
+) -> list[tuple[str, str, int]]:
+    """Pairs of engines whose translations are the same text (:func:`normalize_text`:
+    whitespace and invisible characters aside) on more than
+    ``most`` of the segments, as ``(engine, engine, segments alike)`` in the engines' order:
+    one may be a copy of the other. Needs two segments or more (one segment says nothing of
+    an engine); empty translations are never alike."""
+    names = list(engines)
+    n = min((len(v) for v in engines.values()), default=0)
+    if len(names) < 2 or n < 2:
+        return []
+    alike: dict[tuple[int, int], int] = {}
+    for i in range(n):
+        by: dict[str, list[int]] = {}
+        for k, name in enumerate(names):
+            text = normalize_text(engines[name][i])
+            if text:
+                by.setdefault(text, []).append(k)
+        for same in by.values():
+            for x, a in enumerate(same):
+                for b in same[x + 1 :]:
+                    alike[a, b] = alike.get((a, b), 0) + 1
+    return [(names[a], names[b], c) for (a, b), c in sorted(alike.items()) if c > most * n]
+
+
 def chrf_agreement(candidates: Sequence[str]) -> list[float]:
     """For each candidate, its mean sentence chrF (0..100) against every *other* candidate.
 
     Identical candidates count as agreeing with each other (chrF 100) and get exactly the same
-    value, whatever the candidates' order. With fewer than two candidates there is nothing to
-    agree with and every value is 0."""
+    value, whatever the candidates' order: two engines that agree word for word on a sentence
+    are two votes for it. (Engines that are copies of each other are one voter:
+    :class:`Voters`.) With fewer than two candidates there is nothing to agree with and
+    every value is 0."""
     k = len(candidates)
     if k < 2:
         return [0.0] * k
     chrf = pairwise_chrf(candidates)
     return [math.fsum(chrf[i, j] for j in range(k) if j != i) / (k - 1) for i in range(k)]
+
+
+def copy_engines(engines: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """The engines that are copies of another (:func:`duplicate_engines`: the same text in
+    most segments), each mapped to the first engine, in the engines' order, of its group of
+    copies (that one too). Their translations of a segment count once in the consensus when
+    they are the same text."""
+    return copy_groups(list(engines), [(a, b) for a, b, _ in duplicate_engines(engines)])
+
+
+def copy_groups(names: Sequence[str], alike: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Engines joined by the pairs ``alike`` (one is a copy of the other), each mapped to the
+    first of ``names`` in its group."""
+    root = {n: n for n in names}
+
+    def find(n: str) -> str:
+        while root[n] != n:
+            n = root[n]
+        return n
+
+    order = {n: k for k, n in enumerate(names)}
+    for a, b in alike:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            first, last = sorted((ra, rb), key=order.__getitem__)
+            root[last] = first
+    joined = {n: find(n) for n in names}
+    sizes = Counter(joined.values())
+    return {n: r for n, r in joined.items() if sizes[r] > 1}
 
 
 def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
@@ -129,20 +197,95 @@ def blend(scores: Sequence[float], agreement: Sequence[float], weight: float) ->
     return [s + weight * sd * ((a - mean) / sd_a) for s, a in zip(scores, agreement)]
 
 
+@dataclass(frozen=True)
+class Voters:
+    """A group's candidates as the consensus counts them: a voter per candidate, but one for
+    the candidates of engines that are copies of each other (:func:`copy_engines`) when they
+    give the same text. ``keys``: each candidate's voter; ``texts``: each voter's text, in
+    the voters' sorted order (so that the candidates' order changes nothing);
+    ``agreement``: each voter's mean chrF (0..100) against the other voters."""
+
+    keys: list[Key]
+    texts: list[str]
+    agreement: list[float]
+
+    @classmethod
+    def of(
+        cls,
+        candidates: Sequence[str],
+        engines: Sequence[str] | None = None,
+        copies: Mapping[str, str] | None = None,
+    ) -> Voters | None:
+        """The voters of a group whose candidates come from ``engines`` (``copies``: which of
+        them are copies, :func:`copy_engines`); ``None`` for fewer than
+        :data:`CONSENSUS_MIN` voters (no consensus)."""
+        keys: list[Key] = []
+        for k, text in enumerate(candidates):
+            engine = engines[k] if engines is not None else None
+            if copies and engine is not None and engine in copies:
+                keys.append(("copy", copies[engine], normalize_text(text)))
+            else:
+                keys.append(("own", str(k)))
+        first: dict[Key, str] = {}
+        for key, text in zip(keys, candidates):
+            first.setdefault(key, text)
+        voters = sorted(first)
+        if len(voters) < CONSENSUS_MIN:
+            return None
+        texts = [first[v] for v in voters]
+        return cls(keys, texts, chrf_agreement(texts))
+
+    def _by_key(self) -> dict[Key, int]:
+        return {v: i for i, v in enumerate(sorted(set(self.keys)))}
+
+    def candidates_agreement(self) -> list[float]:
+        """Each candidate's agreement on the results' 0..1 scale."""
+        at = self._by_key()
+        return [self.agreement[at[k]] / 100 for k in self.keys]
+
+    def blend(self, scores: Sequence[float], weight: float, floor: float) -> list[float]:
+        """The candidates' ``scores`` with the agreement blended in (:func:`blend`) over the
+        voters: each voter once, with its candidates' mean score (copies of one text score
+        alike), so that a copied engine moves neither the agreement nor the z scores; each
+        candidate moves by its voter's shift, and no further down than ``floor`` (a score
+        already below it stays where it was)."""
+        at = self._by_key()
+        copies: list[list[float]] = [[] for _ in self.texts]
+        for k, s in zip(self.keys, scores):
+            copies[at[k]].append(s)
+        own = [math.fsum(c) / len(c) for c in copies]
+        shift = [b - s for s, b in zip(own, blend(own, self.agreement, weight))]
+        return [max(s + shift[at[k]], min(s, floor)) for k, s in zip(self.keys, scores)]
+
+
 def group_consensus(
-    texts: Sequence[str], scores: Sequence[float], weight: float
-) -> tuple[list[float], list[float]]:
+    texts: Sequence[str],
+    scores: Sequence[float],
+    weight: float,
+    floor: float,
+    engines: Sequence[str] | None = None,
+    copies: Mapping[str, str] | None = None,
+) -> tuple[list[float | None], list[float]]:
     """One group's consensus as a result carries it: each candidate's agreement with the
-    others (its mean chrF against them, 0..1) and its score with that agreement blended in
-    (:func:`blend`). The one place both ``xlscore score`` and ``xlscore batch`` take it from.
+    others (its mean chrF against the other voters, 0..1) and its score with that agreement
+    blended in (:meth:`Voters.blend`: engines that are copies of each other count once when
+    they give the same text, so that adding a copy of an engine changes no score), never
+    below ``floor``. The one place ``xlscore score``, ``xlscore batch`` and every other path
+    take it from.
 
     Args:
         texts: the candidates of one source, as given.
         scores: their scores before the consensus.
         weight: the consensus weight (``ScoreFormula.consensus_weight``).
+        floor: the lowest score there is: the consensus takes no score below it.
+        engines: each candidate's engine, when known.
+        copies: the engines that are copies of another (:func:`copy_engines`).
 
     Returns:
-        ``(agreement, scores)``, in the order of ``texts``.
+        ``(agreement, scores)``, in the order of ``texts``; a group of fewer than
+        :data:`CONSENSUS_MIN` voters gets no agreement (``None``) and keeps its scores.
     """
-    agree = chrf_agreement(texts)
-    return [a / 100 for a in agree], blend(scores, agree, weight)
+    voters = Voters.of(texts, engines, copies)
+    if voters is None:
+        return [None] * len(texts), list(scores)
+    return list(voters.candidates_agreement()), voters.blend(scores, weight, floor)
