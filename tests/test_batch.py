@@ -277,7 +277,8 @@ def test_an_interrupted_job_resumes_without_redoing_or_duplicating(tmp_path, tin
 
 def test_the_consensus_is_the_same_whatever_the_rows_order_units_and_workers(tmp_path, tiny_config):
     """A source's engines spread over files and units, in two row orders, cut in units of
-    5 and of 13 rows, on 2 workers and on 1: every score bit-identical, and equal to the
+    5 and of 13 rows, on 2 workers and on 1: every consensus bit-identical, every score to
+    1e-7 (the encoders' float32 rounding in batches of other shapes), and equal to the
     scorer's with the engines of each source together; with the consensus off nothing is
     staged and no row has one."""
     from xlscore.scorer import XLScorer
@@ -312,7 +313,11 @@ def test_the_consensus_is_the_same_whatever_the_rows_order_units_and_workers(tmp
                 for r in pq.read_table(tmp_path / f"o{k}").to_pylist()
             }
         )
-    assert len(tables[0]) == 48 and tables[0] == tables[1]
+    # the consensus bit-identical; the scores to 1e-7: the paper's encoders round in float32
+    # by the shape of their batches, which the unit sizes change (on an AVX2 CPU; issue 71)
+    assert len(tables[0]) == 48 and tables[0].keys() == tables[1].keys()
+    for key, (score, agree) in tables[0].items():
+        assert tables[1][key][1] == agree and tables[1][key][0] == pytest.approx(score, abs=1e-7)
     scorer = XLScorer.offline(**tiny_config)
     for i, by in scorer.iter_score(SOURCES, ENGINES):
         for engine, want in by.items():
@@ -432,7 +437,7 @@ def test_a_copied_engine_votes_once_as_in_score(tmp_path, tiny_config):
         ),
         encoding="utf-8",
     )
-    with pytest.warns(DuplicateEnginesWarning, match="engine3 and copy3"):
+    with pytest.warns(DuplicateEnginesWarning, match="copy3 and engine3"):
         score_dataset([path], tmp_path / "out", scorer=tiny_config, rows_per_file=16)
     got = {(r["engine"], r["id"]): r for r in pq.read_table(tmp_path / "out").to_pylist()}
     with pytest.warns(DuplicateEnginesWarning):

@@ -319,16 +319,18 @@ def test_no_package_module_is_longer_than_450_lines():
     assert not long, long
 
 
-def test_the_checks_keep_their_word_tables_in_libraries_at_most_1970_lines():
+def test_the_checks_keep_their_word_tables_in_libraries_at_most_2220_lines():
     """The checks took their tables from maintained libraries (issue 35): hand tables that
     grow back past the cap belong in a library or a reasoned exception. (2,000 lines until
     issue 52, whose reading of digit separators by language added logic, not tables; 2,055
     until issue 53 moved the hand table of names out of the code into known_names.tsv, one
     entry per line instead of lines filled to the cap: 1,953 lines; 1,960 until issue 65
-    kept each source's side of the checks for all its translations: logic, not tables.)"""
+    kept each source's side of the checks for all its translations: logic, not tables; 1,970
+    until issue 71 added the degenerate check, degenerate.py: logic (repetition, keyboard
+    mash, length), its one table the keyboard's three rows.)"""
     folder = PACKAGE / "checks"
     total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
-    assert total <= 1970, total
+    assert total <= 2220, total
 
 
 def test_the_hand_table_of_names_is_one_entry_per_line_and_does_not_grow():

@@ -28,8 +28,9 @@ def corpus():
 
 
 def _engines(mt: list[str]) -> dict[str, list[str]]:
-    """Three engines per source (so that the consensus runs), one a copy of another."""
-    return {"a": mt, "b": mt[1:] + mt[:1], "c": list(mt)}
+    """Four engines per source, one a copy of another (which votes once with it), so that
+    three voters run the consensus."""
+    return {"a": mt, "b": mt[1:] + mt[:1], "c": list(mt), "d": mt[2:] + mt[:2]}
 
 
 def test_workers_give_the_results_of_one_process_to_the_last_bit(scorer, corpus):
@@ -52,7 +53,7 @@ def test_a_run_resumed_in_workers_gives_the_uninterrupted_results(scorer, corpus
         scorer.iter_score(src, engines, chunk_size=20, start=9, workers=2, on_pairs=told.append)
     )
     assert resumed == whole[9:]
-    assert sum(told) == 3 * (len(src) - 9)  # the pairs before the start are not counted
+    assert sum(told) == len(engines) * (len(src) - 9)  # pairs before the start: not counted
 
 
 def test_workers_are_refused_where_a_model_beside_the_estimator_is_needed(scorer, corpus):

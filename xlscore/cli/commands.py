@@ -370,10 +370,8 @@ def _check_training_outputs(args: argparse.Namespace, out: Path, checkpoint: Pat
     neither may be one of its inputs (each ``--data`` file, an HTER prefix's files, each
     ``--errors`` file), nor the two one file (the checkpoint is removed once the estimator is
     saved)."""
-    inputs = [
-        *(f"{d}{ext}" for d in args.data for ext in ("", ".src", ".mt", ".hter", ".pe")),
-        *(args.errors or ()),
-    ]
+    inputs = [f"{d}{ext}" for d in args.data for ext in ("", ".src", ".mt", ".hter", ".pe")]
+    inputs += args.errors or []
     check_output(out, inputs)
     check_output(checkpoint, inputs)
     if checkpoint.resolve() == out.resolve() or overwritten_input(checkpoint, [out]):
