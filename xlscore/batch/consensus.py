@@ -109,7 +109,7 @@ def copies_from_counts(batches) -> dict[str, str]:
     both have, two segments or more: :func:`xlscore.metric.consensus.duplicate_engines`'
     rule), from :func:`alike_engines`' batches, each mapped to the first in name order of its
     group of copies."""
-    from xlscore.metric.consensus import copy_groups
+    from xlscore.metric.consensus import copied, copy_groups
 
     both: dict[tuple[str, str], int] = {}
     alike: dict[tuple[str, str], int] = {}
@@ -117,7 +117,7 @@ def copies_from_counts(batches) -> dict[str, str]:
         for a, b, n, k in zip(batch["a"], batch["b"], batch["both"], batch["alike"]):
             both[a, b] = both.get((a, b), 0) + int(n)
             alike[a, b] = alike.get((a, b), 0) + int(k)
-    pairs = [p for p, n in both.items() if n >= 2 and alike[p] > 0.5 * n]
+    pairs = [p for p, n in both.items() if copied(alike[p], n)]
     return copy_groups(sorted({e for p in both for e in p}), pairs)
 
 

@@ -107,6 +107,13 @@ def pairwise_chrf(candidates: Sequence[str], order: int = CHAR_ORDER) -> np.ndar
     return np.where(denom > 0, 100 * (1 + f2) * avg_p * avg_r / np.where(denom > 0, denom, 1), 0.0)
 
 
+def copied(alike: int, segments: int, most: float = 0.5) -> bool:
+    """Whether two engines that give the same text in ``alike`` of the ``segments`` both
+    have are copies: in more than ``most`` of them, two segments or more (one segment says
+    nothing of an engine). The one rule ``score`` and ``batch`` both apply."""
+    return segments >= 2 and alike > most * segments
+
+
 def duplicate_engines(
     engines: Mapping[str, Sequence[str]], most: float = 0.5
 ) -> list[tuple[str, str, int]]:
@@ -130,7 +137,7 @@ def duplicate_engines(
             for x, a in enumerate(same):
                 for b in same[x + 1 :]:
                     alike[a, b] = alike.get((a, b), 0) + 1
-    return [(names[a], names[b], c) for (a, b), c in sorted(alike.items()) if c > most * n]
+    return [(names[a], names[b], c) for (a, b), c in sorted(alike.items()) if copied(c, n, most)]
 
 
 def chrf_agreement(candidates: Sequence[str]) -> list[float]:
