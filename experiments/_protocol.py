@@ -74,6 +74,16 @@ TEST_FILE = {
 }
 #: the multi-pair files (``multilingual/NAME.tsv.gz``) and the span file of each
 MULTILINGUAL = {"mqm": "mqm-spans", "da": None, "word": None, "ced": None}
+#: the spoken-domain sets (issue 72), by their validation key: a variant may train on them
+#: (``--talks``), but a figure for one comes only from a model that never trained on it
+TALKS = {
+    "talks": "multilingual/mqm-ted-zhen.tsv.gz",
+    "talks-ende": "multilingual/mqm-ted-ende.tsv.gz",
+}
+#: the talks set each fold of a ``--talks`` variant trains with: ``lodo-news`` the zh-en talks
+#: (it reads the en-de talks), ``lodo-qe22`` the en-de talks (it reads the zh-en talks); every
+#: other fold (``all``, the shipped model, included) both
+TALKS_TRAIN = {"lodo-news": ("talks",), "lodo-qe22": ("talks-ende",)}
 
 
 def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
@@ -91,6 +101,17 @@ def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
             rows = attach_errors(rows, read_error_marks(spans, lenient=True))
         out += split_sets(rows)
     return out
+
+
+def load_talks(data_dir: Path) -> dict[str, list]:
+    """The two talks files' judgments (human translations included, as in every training
+    set), by validation key."""
+    return {key: read_judgments(data_dir / f, include_human=True) for key, f in TALKS.items()}
+
+
+def talks_trained(fold: str) -> tuple[str, ...]:
+    """The talks sets a ``--talks`` variant's fold trains with (:data:`TALKS_TRAIN`)."""
+    return TALKS_TRAIN.get(fold, tuple(TALKS))
 
 
 def load_sets(data_dir: Path) -> dict[str, list]:
@@ -132,17 +153,21 @@ def split(
     it_sample: int,
     use_da: bool = False,
     multilingual: list[list] | None = None,
+    talks: dict[str, list] | None = None,
 ) -> tuple[list[list], list]:
     """Training sets and test rows (machine translations only) of a fold; ``multilingual``
-    sets join training without their rows whose English source the fold tests on."""
+    sets join training without their rows whose English source the fold tests on, and of
+    ``talks`` (:func:`load_talks`) the sets the fold trains with (:func:`talks_trained`)."""
     train, test = _split_enru(sets, fold, use_it, it_sample, use_da)
-    if multilingual:
+    others = list(multilingual or [])
+    if talks:
+        others += [talks[key] for key in talks_trained(fold)]
+    if others and fold != "all":
         from xlscore.io.judgments import leave_out_sources
 
         tested = TEST_OF.get(fold) or fold.rsplit("-", 1)[0].removeprefix("cv-")
-        kept = [leave_out_sources(rows, TEST_FILE[tested]) for rows in multilingual]
-        train = train + [rows for rows in kept if rows]
-    return train, test
+        others = [leave_out_sources(rows, TEST_FILE[tested]) for rows in others]
+    return train + [rows for rows in others if rows], test
 
 
 def _split_enru(
@@ -178,10 +203,14 @@ def _split_enru(
 
 def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
     """:func:`split` with a variant's configuration."""
-    multilingual = None
+    multilingual = talks = None
+    if cfg.get("talks"):
+        if "talks-data" not in sets:
+            sets["talks-data"] = load_talks(sets["data_dir"])
+        talks = sets["talks-data"]
     if cfg.get("multilingual"):
         key = "multilingual:" + ",".join(cfg["multilingual"])
         if key not in sets:
             sets[key] = load_multilingual(sets["data_dir"], cfg["multilingual"])
         multilingual = sets[key]
-    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual)
+    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual, talks)

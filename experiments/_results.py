@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: the section of ``estimator.md`` that ``recipes.py`` writes (and ``estimator.py report`` keeps)
+RECIPES_SECTION = "## Recipes on the talks"
 #: the environment that holds every PyTorch kernel library to AVX2 (a plain x86 CPU)
 AVX2_ENV = {
     "ONEDNN_MAX_CPU_ISA": "AVX2",

@@ -66,6 +66,7 @@ def _complete(config: dict) -> dict:
         **config,
         "da": config.get("da", False),
         "multilingual": config.get("multilingual", []),
+        "talks": config.get("talks", False),
         "recipe": asdict(Recipe.from_dict(config["recipe"])),
     }
 
@@ -90,6 +91,7 @@ def cmd_run(args, sets) -> None:
         "it_sample": args.it_sample,
         "da": args.da,
         "multilingual": [x for x in args.multilingual.split(",") if x],
+        "talks": args.talks,
         "note": args.note,
         **({"start_from": args.start_from} if recipe.heads_only else {}),
     }
@@ -268,6 +270,52 @@ def cmd_soup(args, sets) -> None:
             models[0].predict([r.source for r in test], [r.translation for r in test]),
         )
         print(f"{names['soup']}/{fold} done")
+
+
+def cmd_wise(args, sets) -> None:
+    """Weight interpolations (WiSE-FT) between two fine-tunes from one start (``--members
+    PLAIN,MULTITASK``: same base, same head sizes): for each ``--alpha`` and each fold both
+    have, every weight both models have is ``(1 - alpha) * PLAIN + alpha * MULTITASK`` and
+    the heads only the multi-task model has (word, meaning) are its own; saved as the variant
+    ``MULTITASK+wiseA`` (A: alpha in hundredths) with its predictions on the fold's test rows,
+    as :func:`cmd_run` saves a fold."""
+    import torch
+
+    from xlscore.estimator.model import QualityEstimator
+
+    plain, multi = args.members.split(",")
+    cfg = json.loads((CACHE / multi / "config.json").read_text())
+    for alpha in (float(a) for a in args.alpha.split(",")):
+        name = f"{multi}+wise{round(alpha * 100)}"
+        (CACHE / name).mkdir(exist_ok=True)
+        (CACHE / name / "config.json").write_text(
+            json.dumps(
+                {**cfg, "note": f"weights (1 - {alpha:g}) x `{plain}` + {alpha:g} x `{multi}`"},
+                indent=1,
+            )
+        )
+        for fold in fold_names(args.folds):
+            out = CACHE / name / fold
+            ends = [CACHE / m / fold / "full.safetensors" for m in (plain, multi)]
+            if (out / "pred-full.npy").exists() or not all(f.exists() for f in ends):
+                continue
+            a, b = (QualityEstimator.load(f) for f in ends)
+            theirs = dict(a.model.named_parameters())
+            with torch.no_grad():
+                for k, p in b.model.named_parameters():
+                    if k in theirs:
+                        if theirs[k].shape != p.shape:
+                            raise SystemExit(f"{k}: {plain} and {multi} differ in shape")
+                        p.copy_((1 - alpha) * theirs[k] + alpha * p)
+            b.recompress(b.recipe.delta_rank, b.recipe.delta_bits)
+            out.mkdir(parents=True, exist_ok=True)
+            b.save(out / "full.safetensors", name=f"{name}-{fold}")
+            _, test = fold_split(sets, fold, cfg)
+            if test:
+                save_estimates(out, "full", b, test)
+            else:
+                np.save(out / "pred-full.npy", np.zeros(0))
+            print(f"{name}/{fold} done")
 
 
 def baseline_tests(sets: dict) -> dict[str, list]:
@@ -493,9 +541,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "command",
-        choices=["run", "baselines", "features", "soup", "compress", "export", "report"],
+        choices=["run", "baselines", "features", "soup", "wise", "compress", "export", "report"],
     )
-    ap.add_argument("--members", help="soup: variants that differ only in their seed, A,B")
+    ap.add_argument(
+        "--members",
+        help="soup: variants that differ only in their seed, A,B; wise: PLAIN,MULTITASK",
+    )
+    ap.add_argument("--alpha", default="0.25,0.5,0.75", help="wise: the multi-task end's weights")
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument(
         "--model-id", default="ce", help="the model's name: its folder under .cache/estimator/"
@@ -511,6 +563,12 @@ def main() -> None:
         help="train on these multi-pair files too ("
         + ", ".join(MULTILINGUAL)
         + "), comma-separated",
+    )
+    ap.add_argument(
+        "--talks",
+        action="store_true",
+        help="train on the talks files too, each fold on the one it does not read "
+        "(lodo-news: the zh-en talks, lodo-qe22: the en-de talks, every other fold both)",
     )
     ap.add_argument(
         "--recipe",
@@ -550,6 +608,7 @@ def main() -> None:
         "baselines": cmd_baselines,
         "features": cmd_features,
         "soup": cmd_soup,
+        "wise": cmd_wise,
         "compress": cmd_compress,
         "export": cmd_export,
     }[args.command](args, sets)

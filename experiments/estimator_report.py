@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from _protocol import CACHE, LODO, TEST_OF, K, fold_split
-from _results import write_csv, write_markdown
+from _results import RECIPES_SECTION, RESULTS, write_csv, write_markdown
 from folds import agreement_on
 from scipy import stats
 
@@ -170,7 +170,7 @@ def cmd_report(args, sets) -> None:
     )
     write_markdown(
         "estimator",
-        body,
+        body + kept_recipes_section(),
         title="Quality estimator: agreement with human judgments on data it was not trained on",
     )
     write_csv(
@@ -178,6 +178,15 @@ def cmd_report(args, sets) -> None:
         ["variant", "protocol", "test", "spearman", "seg_kendall", "sys_kendall"],
         csv_rows,
     )
+
+
+def kept_recipes_section() -> str:
+    """The section ``recipes.py`` writes into ``estimator.md`` (from committed fold files,
+    not this cache), kept when the report is written again."""
+    f = RESULTS / "estimator.md"
+    text = f.read_text(encoding="utf-8") if f.exists() else ""
+    at = text.find(f"\n{RECIPES_SECTION}\n")
+    return "\n" + text[at:].rstrip() if at >= 0 else ""
 
 
 def earlier_rows(variants) -> list[list[str]]:

@@ -4,11 +4,12 @@
 
 ``CANDIDATE`` names a variant of the estimator protocol whose fold models have read every
 judged set of :mod:`sets` (``results/folds/CANDIDATE/``: ``python experiments/sets.py predict``;
-each set read by the fold model that never saw it): six many-systems sets (per-segment Kendall)
-and three single-translation sets (Spearman). ``--file``: the candidate as it ships (trained on
-everything), for its blend — meaning head, similarity and check weights, span threshold, read
-from its metadata and applied to the fold predictions exactly as the scorer applies them
-(:func:`xlscore.final_score.estimator_score`) — and for the hand-written challenge set.
+each set read by the fold model that never saw it): eight many-systems sets (per-segment
+Kendall; six of news, two of TED talks) and three single-translation sets (Spearman).
+``--file``: the candidate as it ships (trained on everything), for its blend — meaning head,
+similarity and check weights, span threshold, read from its metadata and applied to the fold
+predictions exactly as the scorer applies them (:func:`xlscore.final_score.estimator_score`) —
+and for the hand-written challenge set.
 
 The candidate is judged the way users meet it: on the many-systems sets the engines of each
 source are scored together, so that its consensus weight (if any) enters there; a
@@ -18,13 +19,16 @@ The candidate **fails** when
 
 * on any set its score is significantly worse than the plain recipe's sentence head alone
   (:data:`PLAIN`, issue 61; paired bootstrap, 95%; :mod:`rule`);
-* its mean over the nine sets is below the mean of today's default (:data:`REFERENCE`, its
+* its mean over the eleven sets is below the mean of today's default (:data:`REFERENCE`, its
   recipe's folds with its file's blend) — the same folds, so the same data;
 * its word tags on the WMT22 dev tags are significantly worse than today's default's (MCC,
   paired bootstrap), or it has none (users would lose the error spans);
 * on the challenge set it ranks fewer than 80% of all pairs or 50% of a category's pairs right
   (:func:`xlscore.evaluation.gate.floor_checks`): the challenge set is a floor, not what sets
-  the blend.
+  the blend;
+* on a talks set (spoken domain, issue 72) its estimate — its score of each translation on
+  its own, without the consensus — is below :data:`TALKS_FLOOR`, or its score with the engines
+  scored together is below today's default's.
 
 INCOMPLETE (nothing ships) when a set's predictions or the file are missing; else PASS. Exit
 status 0 for PASS, 1 for FAIL, 2 for INCOMPLETE. Writes ``results/gate.md`` (``--out``: another
@@ -37,7 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import folds
@@ -99,6 +103,8 @@ REFERENCES = (
 REFERENCE = "rtm15-e5s"
 #: the plain recipe's sentence head (issue 61): no set may be significantly below it
 PLAIN = "plain-s0"
+#: the least per-segment Kendall of the estimate alone on each talks set (issue 72)
+TALKS_FLOOR = {"talks-ende": 0.06, "talks": 0.08}
 
 
 def reference_file(ref: Reference) -> Path:
@@ -177,6 +183,43 @@ def word_tags(data_dir: Path, variant: str, ships: Shipping, rows: list):
     return tag_rows, folds.tags_at(tag_rows, got[1], threshold)
 
 
+@dataclass(frozen=True)
+class TalksCheck:
+    """A talks set's figures for the talks floor, and what fails (empty: nothing)."""
+
+    label: str
+    alone: float
+    floor: float
+    together: float
+    today: float
+    problem: str
+
+
+def talks_floor(
+    data: list[SetData], ref_data: list[SetData], blend: Blend, ref_blend: Blend
+) -> list[TalksCheck]:
+    """The talks floor on each talks set both models have read: the candidate's estimate
+    (its blend without the consensus) at least :data:`TALKS_FLOOR`, its blend at least the
+    reference's."""
+    theirs = {e.set.key: e for e in ref_data}
+    out = []
+    for d in data:
+        if d.set.key not in TALKS_FLOOR or d.set.key not in theirs:
+            continue
+        floor = TALKS_FLOOR[d.set.key]
+        alone = d.figure(d.scores(replace(blend, consensus=0.0)))
+        together = d.figure(d.scores(blend))
+        today = theirs[d.set.key].figure(theirs[d.set.key].scores(ref_blend))
+        why = []
+        if alone < floor:
+            why.append(f"its estimate alone {alone:+.3f} is below the floor {floor:+.3f}")
+        if together < today:
+            why.append(f"with the consensus {together:+.3f} is below {REFERENCE}'s {today:+.3f}")
+        problem = f"{d.set.label}: " + "; ".join(why) if why else ""
+        out.append(TalksCheck(d.set.label, alone, floor, together, today, problem))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("candidate", help="variant name under results/folds/")
@@ -229,6 +272,8 @@ def main() -> int:
             f"| {check.delta} | {'**yes**' if check.worse else 'no'} "
             f"| {versus.reference.value:+.3f} | {versus.delta} | {sys_k} |"
         )
+    talks = talks_floor(data, ref_data, ships.blend, ref_ships.blend)
+    problems += [t.problem for t in talks if t.problem]
     if data and ref_data and mean_of(cand_figs) < mean_of(ref_figs):
         problems.append(
             f"mean over the sets {mean_of(cand_figs):+.4f} below {REFERENCE}'s "
@@ -302,6 +347,21 @@ def main() -> int:
             f"| **mean over the sets** | | | **{mean_of(cand_figs):+.4f}** | | | | "
             f"**{mean_of(ref_figs):+.4f}** | {mean_of(cand_figs) - mean_of(ref_figs):+.4f} | |"
         )
+    if talks:
+        body += [
+            "",
+            "### Talks floor (spoken domain: the estimate alone at least the floor; the score "
+            f"with the engines scored together at least `{REFERENCE}`'s)",
+            "",
+            "| set | estimate alone | floor | with consensus | "
+            f"`{REFERENCE}` with consensus | fails |",
+            "| --- | --- | --- | --- | --- | --- |",
+            *[
+                f"| {t.label} | {t.alone:+.3f} | {t.floor:+.3f} | {t.together:+.3f} "
+                f"| {t.today:+.3f} | {'**yes**' if t.problem else 'no'} |"
+                for t in talks
+            ],
+        ]
     if word is not None and latin is not None:
         body += [
             "",

@@ -5,7 +5,7 @@ figure significantly and raises the mean over the sets; its weight is the one wi
 
 The sets are :mod:`sets`' (each read by the variant's fold model that never saw it); a set's
 figure is per-segment Kendall (many-systems sets) or Spearman (single-translation sets; MLQE-PE
-the mean over its pairs), and the **mean** is their plain mean over the nine sets. The score of
+the mean over its pairs), and the **mean** is their plain mean over the eleven sets. The score of
 a blend is :func:`xlscore.final_score.estimator_score` of the sentence head's estimate plus
 ``meaning`` × the meaning head's output, minus ``similarity`` × (1 − the untrained e5
 similarity) (without it, the foreign-word share pulls the estimate towards the floor, as the
@@ -373,8 +373,10 @@ def write_sets(variant: str, data: list[SetData], blend: Blend) -> None:
     }
     body = [
         f"Variant `{variant}`: each set read by the fold model that never saw it "
-        "(`experiments/sets.py`: en-ru newstest MQM and DA and en-de newstest2021 by the "
-        "leave-newstest-out model, the rest by the leave-WMT22-out model); machine translations "
+        "(`experiments/sets.py`: en-ru newstest MQM and DA, en-de newstest2021 and the en-de "
+        "talks by the leave-newstest-out model, the rest by the leave-WMT22-out model; a variant "
+        "trained with the talks trains each fold on the talks set it does not read); "
+        "machine translations "
         "only; per-segment Kendall over the sources with at least three distinct human scores. "
         "Consensus enters on the many-systems sets only (the engines of a source scored "
         "together); a single-translation set's column is its score without it. The weight "

@@ -12,11 +12,16 @@ dev2021 DA (the mean of its seven language pairs' Spearman), WMT19 en-ru IT HTER
 translations only.
 
 Which model reads which set: the variant's ``lodo-news`` fold (trained without en-ru newstest2021
-MQM and without the DA rows of its sources) reads en-ru newstest MQM and DA and en-de
-newstest2021 (whose sources are the en-ru newstest sources); its ``lodo-qe22`` fold reads the
-rest. Rows whose English source (letters and digits, lower-cased) is in the fold's training data
-are dropped, so no figure comes from a source the model saw; the variant must be trained on en-ru
-data alone (the other pairs' files are test sets here). The big sets are cut to
+MQM and without the DA rows of its sources) reads en-ru newstest MQM and DA, en-de
+newstest2021 (whose sources are the en-ru newstest sources) and the en-de talks; its
+``lodo-qe22`` fold reads the rest, the zh-en talks among them. A variant trained with the talks
+(``estimator.py run --talks``, issue 72) trains its ``lodo-news`` fold with the zh-en talks and
+its ``lodo-qe22`` fold with the en-de talks, so that each talks set is read by the model that
+never trained on it (the talks files' rule); ``rtm15``, trained on no talks, reads both with the
+``lodo-qe22`` model it keeps in git (:func:`reading_fold`). Rows whose English source (letters and
+digits, lower-cased) is in the fold's en-ru training data are dropped, so no figure comes from a
+source the model saw; the variant may not train on the other pairs' news files (they are test
+sets here). The big sets are cut to
 :data:`SOURCES` sources (drawn with a fixed seed among those with three distinct scores) and
 MLQE-PE to :data:`PER_PAIR` rows a pair, so that a variant is read in about a quarter of an hour
 on 2 CPU cores.
@@ -42,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _protocol import CACHE, RTM15_FILE, git_file, load_sets, split
+from _protocol import CACHE, RTM15_FILE, TALKS, git_file, load_sets, split
 from folds import FOLDS
 
 from xlscore.io.judgments import Judgment, read_judgments, sample_sources
@@ -54,11 +59,11 @@ PER_PAIR = 500
 #: the file of the model-independent parts of each set's rows
 PARTS = FOLDS / "parts"
 MQM = "multilingual/mqm.tsv.gz"
-#: the spoken-domain set (issue 61): validation only, never in any training data
-TALKS = "multilingual/mqm-ted-zhen.tsv.gz"
+#: the fold that reads each talks set (a ``--talks`` variant's fold that does not train on it)
+TALKS_FOLD = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
 #: the many-systems sets read whole, not cut to :data:`SOURCES` sources: newstest (its exported
-#: fold file is read whole) and the talks (421 sources, every one the issue's figures use)
-WHOLE = ("news", "talks")
+#: fold file is read whole) and the talks (421 and 238 sources, every one the issues' figures use)
+WHOLE = ("news", *TALKS)
 
 
 @dataclass(frozen=True)
@@ -130,8 +135,10 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
         ("mlqe", "MLQE-PE dev2021 DA (7 pairs)", "single", "lodo-qe22",
          lambda: _mlqe(data_dir)),
         ("it", "WMT19 en-ru IT HTER test", "single", "lodo-qe22", lambda: list(sets["it-test"])),
-        ("talks", "zh-en TED talks MQM", "systems", "lodo-qe22",
-         lambda: [r for r in read_judgments(data_dir / TALKS) if not r.is_human]),
+        ("talks", "zh-en TED talks MQM", "systems", TALKS_FOLD["talks"],
+         lambda: read_judgments(data_dir / TALKS["talks"])),
+        ("talks-ende", "en-de TED talks MQM", "systems", TALKS_FOLD["talks-ende"],
+         lambda: read_judgments(data_dir / TALKS["talks-ende"])),
     ]  # fmt: skip
     out = []
     for key, label, kind, fold, read in specs:
@@ -203,9 +210,24 @@ def cmd_predict(args) -> None:
             print(f"{vs.key}: {f} exists")
             continue
         # at the rank and width of the files shipped (rtm15-e5s's, from git)
-        est = fold_model(args.model_id, vs.fold, git_file(*RTM15_FILE))
+        est = fold_model(args.model_id, reading_fold(vs, args.model_id), git_file(*RTM15_FILE))
         est.meaning_blend = 0.0  # the fold files' ``score``: the meaning head apart
         predict_set(est, args.model_id, vs)
+
+
+def reading_fold(vs: ValidationSet, variant: str) -> str:
+    """The fold whose model reads a set: the set's ``fold`` (for the talks, the fold that
+    does not train on it when the variant trains with the talks). ``rtm15`` trained on no talks
+    and kept only its ``lodo-qe22`` model (in git): that model reads both talks sets."""
+    if vs.key in TALKS and variant == "rtm15":
+        return "lodo-qe22"
+    return vs.fold
+
+
+def _config(variant: str) -> dict:
+    """A variant's configuration, exported or in the experiment cache."""
+    exported, cached = FOLDS / variant / "config.json", CACHE / variant / "config.json"
+    return json.loads((exported if exported.exists() else cached).read_text())
 
 
 def predict_set(est, variant: str, vs: ValidationSet) -> Path:
@@ -316,9 +338,7 @@ def main() -> None:
     )
     ap.add_argument("--sets", default="", help="only these set keys, by commas")
     args = ap.parse_args()
-    exported, cached = FOLDS / args.model_id / "config.json", CACHE / args.model_id / "config.json"
-    cfg = json.loads((exported if exported.exists() else cached).read_text())
-    if cfg.get("multilingual"):
+    if _config(args.model_id).get("multilingual"):
         raise SystemExit(f"{args.model_id} trained on other pairs' files: they are test sets here")
     (cmd_findings if args.command == "findings" else cmd_predict)(args)
 

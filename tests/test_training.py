@@ -283,6 +283,34 @@ def test_the_loop_ends_when_epochs_differ_in_length(tmp_path):
         (2, 0),
     ]
     assert len(log.epoch_loss) == 4
+    # each epoch's terms (only the squared error here) add up to its loss
+    assert len(log.epoch_parts) == 4
+    for total, parts in zip(log.epoch_loss, log.epoch_parts, strict=True):
+        assert sum(parts.values()) == pytest.approx(total)
+        assert parts["rank"] == parts["word"] == 0.0
+
+
+def test_the_loss_reports_each_weighted_term_and_they_add_up():
+    """How a recipe is dosed (issue 72): ``parts`` holds each weighted term of the total."""
+    t = BatchTargets(
+        target=torch.tensor([1.0, 0.0, -1.0, 0.5]),
+        weight=torch.tensor([1.0, 1.0, 1.0, 0.0]),
+        group=torch.tensor([0, 0, 0, -1]),
+        parent=torch.tensor([-1, -1, -1, 0]),
+        labels=torch.tensor([[0, 2], [-100, -100], [1, 0], [0, -100]]),
+    )
+    r = Recipe(rank_weight=0.5, synthetic_weight=0.2, meaning_weight=0.3, word_weight=0.05)
+    pred, meaning = torch.tensor([0.3, 0.1, -0.2, 0.4]), torch.tensor([0.5, 0.0, 0.1, 0.2])
+    logits = torch.randn(4, 2, 3, generator=torch.Generator().manual_seed(0))
+    parts: dict[str, float] = {}
+    total = batch_loss(pred, t, r, logits, meaning, parts=parts).item()
+    assert set(parts) == {"squared", "rank", "synthetic", "meaning", "word"}
+    assert sum(parts.values()) == pytest.approx(total)
+    assert min(parts.values()) > 0
+    # each term is its weight times the term alone
+    alone = Recipe(rank_weight=0.0, synthetic_weight=0.0, meaning_weight=0.0, word_weight=1.0)
+    word_only = batch_loss(pred, t, alone, logits, meaning).item() - parts["squared"]
+    assert parts["word"] == pytest.approx(0.05 * word_only)
 
 
 def test_corruptions_keep_their_parents_marks_and_balance_the_kinds():

@@ -233,8 +233,10 @@ RECIPES = {"default": Recipe(), "plain": PLAIN, "plain-heads": PLAIN_HEADS}
 
 @dataclass
 class TrainingLog:
-    """What a training run of a recipe did: steps, seconds, the mean loss of each epoch."""
+    """What a training run of a recipe did: steps, seconds, the mean loss of each epoch and
+    the mean of each of its weighted terms (``epoch_parts``: how the loss was dosed)."""
 
     steps: int = 0
     seconds: float = 0.0
     epoch_loss: list[float] = field(default_factory=list)
+    epoch_parts: list[dict[str, float]] = field(default_factory=list)

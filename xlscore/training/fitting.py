@@ -147,6 +147,7 @@ def fit_estimator(
         est.log.steps += log.steps
         est.log.seconds += log.seconds
         est.log.epoch_loss += log.epoch_loss
+        est.log.epoch_parts += log.epoch_parts
         for k, p in trainable.items():
             soup[k] += p.detach() / r.seeds
     with torch.no_grad():

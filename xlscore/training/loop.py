@@ -62,7 +62,7 @@ from xlscore.training.data import (
     set_shares,
     set_targets,
 )
-from xlscore.training.loss import BatchTargets, batch_loss
+from xlscore.training.loss import LOSS_PARTS, BatchTargets, batch_loss
 
 __all__ = [
     "LEGACY",
@@ -93,10 +93,11 @@ def _save_checkpoint(
     log: TrainingLog,
     identity: dict,
     partial: tuple[float, int],
+    part_sums: dict[str, float],
 ) -> None:
     """One file, written atomically: trainable weights, optimizer state, random state, and
     (as metadata) the step, the log so far, the running loss of the current epoch
-    (``partial``) and the run's identity."""
+    (``partial``) and of its terms (``part_sums``) and the run's identity."""
     from safetensors.torch import save_file
 
     tensors = {
@@ -109,7 +110,13 @@ def _save_checkpoint(
             if torch.is_tensor(value):
                 tensors[f"opt.{name}.{key}"] = value.detach().contiguous()
     tensors["rng"] = torch.get_rng_state()
-    meta = {"step": step, "identity": identity, "log": asdict(log), "partial": list(partial)}
+    meta = {
+        "step": step,
+        "identity": identity,
+        "log": asdict(log),
+        "partial": list(partial),
+        "partial_parts": part_sums,
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -125,7 +132,10 @@ def _save_checkpoint(
 
 def _load_checkpoint(
     path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, identity: dict
-) -> tuple[int, TrainingLog, tuple[float, int]]:
+) -> tuple[int, TrainingLog, tuple[float, int], dict[str, float]]:
+    """The state :func:`_save_checkpoint` wrote, loaded into ``model`` and ``opt``: the
+    step, the log, the current epoch's running loss and its terms' running sums (zero for a
+    checkpoint written before the terms were logged)."""
     from safetensors import safe_open
 
     try:
@@ -163,7 +173,8 @@ def _load_checkpoint(
         if state:
             opt.state[p] = state
     torch.set_rng_state(tensors["rng"])
-    return step, log, (float(partial[0]), int(partial[1]))
+    part_sums = {k: float(meta.get("partial_parts", {}).get(k, 0.0)) for k in LOSS_PARTS}
+    return step, log, (float(partial[0]), int(partial[1])), part_sums
 
 
 def train_loop(
@@ -223,10 +234,17 @@ def train_loop(
 
     log, step = TrainingLog(), 0
     epoch_sum, epoch_n = 0.0, 0
+    part_sums = dict.fromkeys(LOSS_PARTS, 0.0)
     ckpt = Path(checkpoint) if checkpoint else None
     identity = {"recipe": asdict(recipe), "seed": seed, **(identity or {})}
     if ckpt is not None and ckpt.exists():
-        step, log, (epoch_sum, epoch_n) = _load_checkpoint(ckpt, model, opt, identity)
+        step, log, (epoch_sum, epoch_n), part_sums = _load_checkpoint(ckpt, model, opt, identity)
+
+    def end_epoch() -> None:
+        log.epoch_loss.append(epoch_sum / epoch_n)
+        log.epoch_parts.append({k: v / epoch_n for k, v in part_sums.items()})
+        part_sums.update(dict.fromkeys(LOSS_PARTS, 0.0))
+
     dtype = autocast_dtype(device)
     with_meaning = bool(getattr(model, "use_meaning", False))
     model.train()
@@ -239,7 +257,7 @@ def train_loop(
         offset -= len(batches_for_epoch(epoch))
         epoch += 1
     if offset == 0 and epoch_n:  # saved at the end of an epoch, before its loss was logged
-        log.epoch_loss.append(epoch_sum / epoch_n)
+        end_epoch()
         epoch_sum, epoch_n = 0.0, 0
     while step < total:
         for b in batches_for_epoch(epoch)[offset:]:
@@ -251,9 +269,17 @@ def train_loop(
             with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
                 out = model(*inputs, parts=True) if with_meaning else model(*inputs)
             pred, words, meaning = out if with_meaning else (*_pair(out), None)
+            parts: dict[str, float] = {}
             loss = batch_loss(
-                pred.float(), targets, recipe, words, None if meaning is None else meaning[:, 2]
+                pred.float(),
+                targets,
+                recipe,
+                words,
+                None if meaning is None else meaning[:, 2],
+                parts=parts,
             )
+            for k, v in parts.items():
+                part_sums[k] += v
             if loss.requires_grad:  # (heads on frozen states: a batch may teach them nothing)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(
@@ -267,13 +293,15 @@ def train_loop(
             bar.set_postfix(loss=f"{epoch_sum / epoch_n:.3f}")
             if ckpt is not None and (step % checkpoint_every == 0 or step == total):
                 log.steps, log.seconds = step, time.time() - start
-                _save_checkpoint(ckpt, model, opt, step, log, identity, (epoch_sum, epoch_n))
+                _save_checkpoint(
+                    ckpt, model, opt, step, log, identity, (epoch_sum, epoch_n), part_sums
+                )
         if epoch_n:
-            log.epoch_loss.append(epoch_sum / epoch_n)
+            end_epoch()
         epoch_sum, epoch_n = 0.0, 0
         epoch, offset = epoch + 1, 0
     if epoch_n:  # resumed from the final checkpoint
-        log.epoch_loss.append(epoch_sum / epoch_n)
+        end_epoch()
     bar.close()
     model.eval()
     log.steps, log.seconds = step, time.time() - start

@@ -33,20 +33,27 @@ def batch_loss(
     recipe: Recipe,
     word_logits: torch.Tensor | None = None,
     meaning: torch.Tensor | None = None,
+    parts: dict[str, float] | None = None,
 ) -> torch.Tensor:
     """Weighted squared error + ``rank_weight`` x pairwise logistic loss within groups, for
     pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
     ``synthetic_weight`` x margin loss of each corruption against its parent +
     ``meaning_weight`` x the same margin loss on the meaning head's output ``meaning`` +
-    ``word_weight`` x cross-entropy of the word classes of labelled pieces."""
-    loss = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(min=1.0)
+    ``word_weight`` x cross-entropy of the word classes of labelled pieces. ``parts``, when
+    given, receives each weighted term's value (``squared``, ``rank``, ``synthetic``,
+    ``meaning``, ``word``; a term absent from the batch is 0): how the total is dosed."""
+    terms: dict[str, torch.Tensor] = {}
+    loss = terms["squared"] = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(
+        min=1.0
+    )
     value = t.target if t.rank_value is None else t.rank_value
     gap = torch.full_like(value, 0.05) if t.rank_gap is None else t.rank_gap
     same = (t.group[:, None] == t.group[None, :]) & (t.group[:, None] >= 0)
     better = same & (value[:, None] - value[None, :] > torch.maximum(gap[:, None], gap[None, :]))
     if recipe.rank_weight and better.any():
         diff = pred[:, None] - pred[None, :]
-        loss = loss + recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
+        terms["rank"] = recipe.rank_weight * torch.nn.functional.softplus(-diff[better]).mean()
+        loss = loss + terms["rank"]
     child = t.parent >= 0
 
     def margin_loss(out: torch.Tensor) -> torch.Tensor:
@@ -54,18 +61,28 @@ def batch_loss(
         return torch.nn.functional.softplus(recipe.synthetic_margin - margin).mean()
 
     if recipe.synthetic_weight and child.any():
-        loss = loss + recipe.synthetic_weight * margin_loss(pred)
+        terms["synthetic"] = recipe.synthetic_weight * margin_loss(pred)
+        loss = loss + terms["synthetic"]
     if recipe.meaning_weight and meaning is not None and child.any():
-        loss = loss + recipe.meaning_weight * margin_loss(meaning)
+        terms["meaning"] = recipe.meaning_weight * margin_loss(meaning)
+        loss = loss + terms["meaning"]
     if (
         recipe.word_weight
         and word_logits is not None
         and t.labels is not None
         and (t.labels >= 0).any()
     ):
-        loss = loss + recipe.word_weight * torch.nn.functional.cross_entropy(
+        terms["word"] = recipe.word_weight * torch.nn.functional.cross_entropy(
             word_logits.float().reshape(-1, word_logits.shape[-1]),
             t.labels.reshape(-1),
             ignore_index=-100,
         )
+        loss = loss + terms["word"]
+    if parts is not None:
+        for name in LOSS_PARTS:
+            parts[name] = float(terms[name].item()) if name in terms else 0.0
     return loss
+
+
+#: the names of the loss's terms (:func:`batch_loss`'s ``parts``)
+LOSS_PARTS = ("squared", "rank", "synthetic", "meaning", "word")

@@ -1,0 +1,156 @@
+"""Training recipes compared where the estimate fails: the two TED talks sets beside the news
+sets (issue 72).
+
+    python experiments/recipes.py --data-dir ../shared/data rtm15 plain-s0 plain-talks ...
+
+Each variant's figures come from its committed fold predictions (``results/folds/VARIANT/``,
+``experiments/sets.py``): every set read by the fold model that never trained on it, each talks
+set among them (a variant trained with the talks trains each fold on the talks set it does not
+read). Per variant:
+
+* **each talks set**: per-segment Kendall of the **estimate** (the score of each translation on
+  its own: the sentence head with the shipped default's check weight, no consensus) and of the
+  **blend** (the same with the engines of a source scored together, at the default's consensus
+  weight), and the blend's system Kendall;
+* **news**: the mean per-segment Kendall over the six news sets with many engines per source,
+  estimate and blend, and the blend's paired difference from ``rtm15``'s (today's recipe) with
+  its 95% interval (:func:`rule.mean_difference`);
+* **WMT22 dev**: Spearman of the estimate (one translation per source);
+* **challenge**: the hand-written minimal pairs ranked right by the default scorer with the
+  variant's ``lodo-qe22`` fold model (a model never trained on them); ``—`` when that model is
+  not kept;
+* **word MCC**: the word head's tags on the WMT22 dev tags (its ``lodo-qe22`` fold, at the
+  recipe's span threshold); ``—`` for a recipe without a word head.
+
+Writes ``results/recipes.md`` and the same table into ``results/estimator.md``'s section
+*Recipes on the talks*.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import folds
+from _protocol import CACHE, RTM15_FILE, git_file
+from _results import RECIPES_SECTION, RESULTS, command_line, write_markdown
+from gate import challenge_outcomes, shipping
+from rule import Blend, SetData, load_data, mean_difference, mean_of
+from sets import load_validation_sets
+
+from xlscore.estimator.model import shipped
+from xlscore.evaluation.gate import mcc_of_counts, token_counts
+
+#: the talks sets, in the table's order
+TALKS = ("talks-ende", "talks")
+#: today's recipe, which the news mean is compared with
+TODAY = "rtm15"
+#: the news sets with many engines per source
+NEWS = ("news", "da", "ende20", "ende21", "zhen20", "zhen21")
+
+
+def fold_file(variant: str) -> Path | None:
+    """The variant's ``lodo-qe22`` fold model, if kept (``rtm15``'s from git)."""
+    if variant == "rtm15":
+        return git_file(*RTM15_FILE)
+    f = CACHE / variant / "lodo-qe22" / "full.safetensors"
+    return f if f.exists() else None
+
+
+def word_mcc(data_dir: Path, variant: str, qe22: SetData) -> float | None:
+    """The word head's MCC on the WMT22 dev tags at the recipe's span threshold."""
+    rows = list(qe22.set.rows)
+    got = folds.read_fold(variant, "lodo-qe22", rows)
+    if got is None:
+        return None
+    tags = folds.read_tags(data_dir / "wmt22-enru-word-dev.tsv")
+    tag_rows = [tags[r.seg_id] for r in rows]
+    threshold = float(folds.config(variant)["recipe"].get("span_threshold", 0.5))
+    predicted = folds.tags_at(tag_rows, got[1], threshold)
+    if predicted is None:
+        return None
+    return float(mcc_of_counts(token_counts(predicted, [t.gold for t in tag_rows]).sum(0)))
+
+
+def row(
+    data_dir: Path, variant: str, judged: list, blend: Blend, today: dict[str, SetData]
+) -> list[str]:
+    """One variant's cells (``today``: :data:`TODAY`'s sets, for the paired news check)."""
+    data = {d.set.key: d for d in load_data(data_dir, variant, judged)}
+    alone = replace(blend, consensus=0.0)
+    cells = [f"`{variant}`"]
+    for key in TALKS:
+        d = data[key]
+        together = d.scores(blend)
+        cells.append(
+            f"{d.figure(d.scores(alone)):+.3f} / {d.figure(together):+.3f} "
+            f"({d.system_kendall(together):+.3f})"
+        )
+    news = [data[k] for k in NEWS]
+    diff = mean_difference(
+        [d.compare(d.scores(blend), today[d.set.key].scores(blend)) for d in news]
+    )
+    cells.append(
+        f"{mean_of([d.figure(d.scores(alone)) for d in news]):+.4f} / "
+        f"{mean_of([d.figure(d.scores(blend)) for d in news]):+.4f} "
+        f"({diff[0]:+.4f} [{diff[1]:+.4f}, {diff[2]:+.4f}])"
+    )
+    cells.append(f"{data['qe22'].figure(data['qe22'].scores(alone)):+.3f}")
+    model = fold_file(variant)
+    if model is None:
+        cells.append("—")
+    else:
+        won = challenge_outcomes(model)
+        cells.append(f"{sum(map(sum, won.values()))} of {sum(map(len, won.values()))}")
+    mcc = word_mcc(data_dir, variant, data["qe22"])
+    cells.append("—" if mcc is None else f"{mcc:+.3f}")
+    cells.append(folds.config(variant).get("note", "") or "")
+    return cells
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("variants", nargs="+", help="variant names under results/folds/")
+    ap.add_argument("--data-dir", required=True, type=Path)
+    args = ap.parse_args()
+    default = shipping(shipped().path).blend
+    judged = load_validation_sets(args.data_dir)
+    today = {d.set.key: d for d in load_data(args.data_dir, TODAY, judged)}
+    lines = [
+        "Each figure from the fold model that never trained on the set (`experiments/sets.py`); "
+        f"the default's blend ({default}): the **estimate** is it without the consensus, the "
+        "**blend** with the engines of a source scored together. Talks and news: per-segment "
+        "Kendall (system Kendall of the blend in brackets); WMT22 dev: Spearman; challenge: "
+        "minimal pairs ranked right with the `lodo-qe22` fold model; word MCC: the word head on "
+        "the WMT22 dev tags at its recipe's threshold.",
+        "",
+        "| recipe | en-de talks: estimate / blend (system) | zh-en talks: estimate / blend "
+        f"(system) | news many-engine mean: estimate / blend (blend − `{TODAY}`'s [95%]) "
+        "| WMT22 dev | challenge | word MCC "
+        "| what it is |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        *[
+            "| " + " | ".join(row(args.data_dir, v, judged, default, today)) + " |"
+            for v in args.variants
+        ],
+    ]
+    body = "\n".join(lines)
+    write_markdown("recipes", body, title="Training recipes on the talks (issue 72)")
+    into_estimator_md(body)
+
+
+def into_estimator_md(body: str) -> None:
+    """The table as ``estimator.md``'s section :data:`_results.RECIPES_SECTION` (replaced
+    when there)."""
+    f = RESULTS / "estimator.md"
+    text = f.read_text(encoding="utf-8")
+    section = f"{RECIPES_SECTION}\n\nMade by `{command_line()}`.\n\n{body}\n"
+    pattern = re.compile(rf"^{re.escape(RECIPES_SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text + "\n" + section
+    f.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

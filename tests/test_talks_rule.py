@@ -1,0 +1,69 @@
+"""The talks files' rule in the experiments' protocol (issue 72): a figure for one talks set
+comes only from a model that never trained on it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from xlscore.io.judgments import Judgment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
+
+import _protocol
+import sets
+
+
+def _rows(prefix: str, n: int, lp: str = "en-ru", kind: str = "mqm") -> list[Judgment]:
+    return [
+        Judgment(f"{prefix}:d{i % 3}:{i}", f"s{i % 2}", f"src {prefix} {i}", f"tr {i}", -i, lp=lp,
+                 kind=kind, release="ted2021" if lp != "en-ru" else "")
+        for i in range(n)
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def fake_sets() -> dict:
+    """Every set the en-ru split reads, a few rows each."""
+    return {
+        "news": _rows("newstest2021", 12),
+        "qe22": _rows("wmt22dev", 6, kind="qe"),
+        "da": _rows("wmt21da", 6, kind="da"),
+        "da-shared": {},
+        "it": [],
+        "it-test": [],
+    }
+
+
+TALKS = {"talks": _rows("ted2021", 5, lp="zh-en"), "talks-ende": _rows("ted2021", 4, lp="en-de")}
+
+
+@pytest.mark.parametrize("key", sorted(TALKS))
+def test_the_fold_that_reads_a_talks_set_never_trains_on_it(fake_sets, key):
+    fold = sets.TALKS_FOLD[key]
+    train, _ = _protocol.split(fake_sets, fold, False, 0, True, talks=TALKS)
+    trained = {(rows[0].lp, rows[0].release) for rows in train}
+    mine = (TALKS[key][0].lp, "ted2021")
+    assert mine not in trained
+    (other,) = set(TALKS) - {key}
+    assert (TALKS[other][0].lp, "ted2021") in trained  # it trains on the other talks set
+
+
+def test_the_shipped_model_trains_on_both_talks_sets_and_without_them_on_none(fake_sets):
+    train, test = _protocol.split(fake_sets, "all", False, 0, True, talks=TALKS)
+    assert test == []
+    assert {rows[0].lp for rows in train} == {"en-ru", "zh-en", "en-de"}
+    plain, _ = _protocol.split(fake_sets, "all", False, 0, True)
+    assert {rows[0].lp for rows in plain} == {"en-ru"}
+
+
+def test_each_talks_set_is_read_by_its_fold_and_rtm15_by_the_model_it_keeps():
+    by_key = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
+    for key, fold in by_key.items():
+        vs = sets.ValidationSet(key, key, "systems", sets.TALKS_FOLD[key], ())
+        assert sets.reading_fold(vs, "plain-talks") == fold
+        assert sets.reading_fold(vs, "rtm15") == "lodo-qe22"  # trained on no talks
+    news = sets.ValidationSet("news", "news", "systems", "lodo-news", ())
+    assert sets.reading_fold(news, "rtm15") == "lodo-news"
