@@ -279,8 +279,6 @@ def cmd_wise(args, sets) -> None:
     the heads only the multi-task model has (word, meaning) are its own; saved as the variant
     ``MULTITASK+wiseA`` (A: alpha in hundredths) with its predictions on the fold's test rows,
     as :func:`cmd_run` saves a fold."""
-    import torch
-
     from xlscore.estimator.model import QualityEstimator
 
     plain, multi = args.members.split(",")
@@ -299,15 +297,7 @@ def cmd_wise(args, sets) -> None:
             ends = [CACHE / m / fold / "full.safetensors" for m in (plain, multi)]
             if (out / "pred-full.npy").exists() or not all(f.exists() for f in ends):
                 continue
-            a, b = (QualityEstimator.load(f) for f in ends)
-            theirs = dict(a.model.named_parameters())
-            with torch.no_grad():
-                for k, p in b.model.named_parameters():
-                    if k in theirs:
-                        if theirs[k].shape != p.shape:
-                            raise SystemExit(f"{k}: {plain} and {multi} differ in shape")
-                        p.copy_((1 - alpha) * theirs[k] + alpha * p)
-            b.recompress(b.recipe.delta_rank, b.recipe.delta_bits)
+            b = interpolate(*(QualityEstimator.load(f) for f in ends), alpha)
             out.mkdir(parents=True, exist_ok=True)
             b.save(out / "full.safetensors", name=f"{name}-{fold}")
             _, test = fold_split(sets, fold, cfg)
@@ -316,6 +306,22 @@ def cmd_wise(args, sets) -> None:
             else:
                 np.save(out / "pred-full.npy", np.zeros(0))
             print(f"{name}/{fold} done")
+
+
+def interpolate(plain, multi, alpha: float):
+    """``multi`` (a :class:`QualityEstimator`) with every weight ``plain`` has too set to
+    ``(1 - alpha) * plain + alpha * multi`` (the heads only ``multi`` has stay its own), its
+    stored delta taken again from the new weights; returns ``multi``."""
+    import torch
+
+    theirs = dict(plain.model.named_parameters())
+    with torch.no_grad():
+        for k, p in multi.model.named_parameters():
+            if k in theirs:
+                if theirs[k].shape != p.shape:
+                    raise SystemExit(f"{k}: the two models differ in shape")
+                p.copy_((1 - alpha) * theirs[k] + alpha * p)
+    return multi.recompress(multi.recipe.delta_rank, multi.recipe.delta_bits)
 
 
 def baseline_tests(sets: dict) -> dict[str, list]:

@@ -67,3 +67,42 @@ def test_each_talks_set_is_read_by_its_fold_and_rtm15_by_the_model_it_keeps():
         assert sets.reading_fold(vs, "rtm15") == "lodo-qe22"  # trained on no talks
     news = sets.ValidationSet("news", "news", "systems", "lodo-news", ())
     assert sets.reading_fold(news, "rtm15") == "lodo-news"
+
+
+def test_a_wise_interpolation_runs_from_the_plain_model_to_the_multi_task_one(unigram_dir):
+    """``estimator.py wise``: at alpha 0 the sentence head's part of the score is the plain
+    model's score, at 1 the multi-task model's, between them neither; the heads only the
+    multi-task model has (the word head and the layer that adds its evidence to the score)
+    stay its own."""
+    from dataclasses import replace
+
+    import estimator
+    import numpy as np
+    from test_estimator import _marked
+    from test_plain_recipe import TINY
+
+    from xlscore.estimator.model import QualityEstimator
+    from xlscore.estimator.recipe import PLAIN
+
+    data = _marked()[:2]
+    src, mt = [r.source for r in data[0]], [r.translation for r in data[0]]
+
+    def fit(**extra):
+        recipe = replace(PLAIN, **{**TINY, "delta_rank": 0, **extra})
+        return QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(data)
+
+    def base(est) -> np.ndarray:
+        return np.array([e.base for e in est.estimate(src, mt)])
+
+    plain = fit()
+    multi = lambda: fit(batching="source", word_weight=1.0, seed=2)
+    ends = plain.predict(src, mt), base(multi())
+    assert not np.allclose(*ends, atol=1e-4)
+    at0 = estimator.interpolate(plain, multi(), 0.0)
+    assert np.allclose(base(at0), ends[0], atol=1e-5)
+    assert np.allclose(base(estimator.interpolate(plain, multi(), 1.0)), ends[1], atol=1e-5)
+    half = base(estimator.interpolate(plain, multi(), 0.5))
+    assert not np.allclose(half, ends[0], atol=1e-5) and not np.allclose(half, ends[1], atol=1e-5)
+    own = multi().model.state_dict()
+    heads = {k: v for k, v in at0.model.state_dict().items() if k.startswith(("word", "adequacy"))}
+    assert heads and all(v.equal(own[k]) for k, v in heads.items())
