@@ -710,18 +710,21 @@ def test_train_on_a_multi_pair_file_leaving_out_shared_sources(tmp_path, unigram
 
 def test_the_training_defaults_are_the_shipped_recipe_read_from_its_file():
     """``xlscore train``'s recipe options default to the recipe stored in the shipped file
-    (issue 64: they had drifted in 9 of 34 fields from the record's own defaults)."""
-    from dataclasses import asdict, fields
+    (issue 64: they had drifted in 9 of 34 fields from the record's own defaults), read when
+    training starts (issue 74: the parser reads no model file); a setting given wins."""
+    from dataclasses import asdict, replace
 
     from xlscore.cli.main import build_parser
+    from xlscore.cli.options import train_recipe
     from xlscore.estimator.model import read_metadata, shipped
     from xlscore.estimator.recipe import Recipe
 
     args = build_parser().parse_args(["train", "--data", "x.tsv", "-o", "y.safetensors"])
     stored = read_metadata(shipped().path)["recipe"]
-    assert {f.name: getattr(args, f.name) for f in fields(Recipe)} == asdict(
-        Recipe.from_dict(stored)
-    )
+    assert train_recipe(args) == Recipe.from_dict(stored)
+    given = build_parser().parse_args(["train", "--data", "x", "-o", "y", "--epochs", "3"])
+    assert train_recipe(given) == replace(Recipe.from_dict(stored), epochs=3.0)
+    assert asdict(train_recipe(given))["epochs"] == 3.0
     # the file, not the record's defaults, is where they come from
     assert {k for k, v in asdict(Recipe()).items() if stored[k] != v} >= {
         "freeze_layers",
@@ -729,6 +732,40 @@ def test_the_training_defaults_are_the_shipped_recipe_read_from_its_file():
         "word_evidence",
         "span_threshold",
     }
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["score", "--help"], ["train", "--help"]])
+def test_import_and_help_load_no_torch_and_no_model(argv):
+    """Issue 74: ``import xlscore`` and ``xlscore --help`` (any command's) start light: no
+    torch, no transformers, no estimator module that reads a model file."""
+    code = (
+        "import sys\n"
+        "import xlscore\n"
+        f"argv = {argv!r}\n"
+        "if argv:\n"
+        "    from xlscore.cli.main import main\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = ('torch', 'transformers', 'safetensors', 'xlscore.estimator.model')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines()[-1] == "[]"
+
+
+def test_the_lazy_names_are_the_public_ones():
+    """Every name of ``xlscore.__all__`` resolves (loaded on first use), and nothing else."""
+    import xlscore
+
+    for name in xlscore.__all__:
+        assert getattr(xlscore, name) is not None, name
+    assert set(dir(xlscore)) >= set(xlscore.__all__)
+    with pytest.raises(AttributeError):
+        xlscore.no_such_name  # noqa: B018
 
 
 @pytest.mark.slow

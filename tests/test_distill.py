@@ -9,6 +9,7 @@ import pytest
 from xlscore import ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator
 from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training import fit
 from xlscore.training.distill import (
     STUDENT,
     Pair,
@@ -55,7 +56,7 @@ def test_a_student_keeps_the_lowest_layers_and_survives_saving(unigram_dir, tmp_
     a = full.model.encoder.encoder.layer[0].state_dict()
     b = student.model.encoder.encoder.layer[0].state_dict()
     assert all(np.allclose(a[k].numpy(), b[k].numpy()) for k in a)
-    student.fit([_labelled()])
+    fit(student, [_labelled()])
     pred = student.predict(EN, RU)
     # trained on the teacher's scale: the predictions move to its mean (-0.5), where normal
     # scores would keep them about 0

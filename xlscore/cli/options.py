@@ -7,8 +7,9 @@ import argparse
 import math
 from collections.abc import Callable
 
-from xlscore.encoders.arithmetic import DTYPES
+from xlscore.encoders.dtypes import DTYPES
 from xlscore.errors import XLScoreError
+from xlscore.estimator.recipe import Recipe
 from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS
 from xlscore.metric.translators import TRANSLATORS
 
@@ -41,6 +42,17 @@ def yes_no(text: str) -> bool:
     if value in ("no", "false", "off", "0"):
         return False
     raise argparse.ArgumentTypeError(f"{text!r} is not yes or no")
+
+
+def train_recipe(args: argparse.Namespace) -> Recipe:
+    """``xlscore train``'s recipe: each setting given on the command line, the others the
+    shipped estimator's (read from its file here, when training starts, not by the parser)."""
+    from dataclasses import fields, replace
+
+    from xlscore.estimator.model import shipped_recipe
+
+    given = {f.name: v for f in fields(Recipe) if (v := getattr(args, f.name)) is not None}
+    return replace(shipped_recipe(), **given)
 
 
 def recipe_type(default: object) -> Callable[[str], object]:

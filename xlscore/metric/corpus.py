@@ -6,11 +6,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError
 from xlscore.finding import Finding
 from xlscore.metric.anchors import AnchorSet
+
+if TYPE_CHECKING:  # the vectors' type only: the module loads no torch (``xlscore --help``)
+    from xlscore.encoders.encoder import WordVectors
 
 #: pairs embedded and scored together (bounds memory)
 CHUNK_PAIRS = 10_000
