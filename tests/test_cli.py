@@ -531,10 +531,10 @@ def test_fit_then_score_with_the_saved_map(tmp_path):
     )
     assert "anchor pairs from 12 segments x 4 engine(s)" in r.stdout and path.exists()
     digest = r.stdout.split("digest ")[1].split()[0]
-    s = ok(
-        cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format", "tsv", "--quiet")
-    )
+    args = ["score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format", "tsv", "-q"]
+    s = ok(cli(*args, "--fields", "all"))  # the map acts on the paper's columns, and signs them
     assert f"align:fixed#{digest}" in s.stdout.splitlines()[0]
+    assert "align:" not in ok(cli(*args)).stdout.splitlines()[0]  # without them it acts on none
     bad = cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--layer", "4,9")
     assert bad.returncode == 2 and "this alignment was fitted for en encoder" in bad.stderr
     assert one_error_line(bad.stderr), bad.stderr

@@ -96,11 +96,14 @@ def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
     assert out.read_bytes() == whole
     for other, said in (
         (["--no-consensus"], "cons: "),
-        (["--variant", "all"], "variant: anchors in the file, all now"),
-        (["--fields", "all"], "fields: score+evidence in the file, all now"),
+        (["--fields", "all", "--variant", "all"], "fields: score+evidence in the file, all now"),
     ):
         r = run_cli(*args, "--resume", *other)
         assert r.returncode == 2 and "cannot resume" in r.stderr and said in r.stderr
+    # settings that act on no number the file holds (the paper's, without its columns): the
+    # same signature, so accepted (issue 74)
+    r = run_cli(*args, "--resume", "--variant", "all", "--idf", "--rescale")
+    assert r.returncode == 0 and "nothing left to score" in r.stderr, r.stderr
     assert out.read_bytes() == whole
     # the same file less its last system score is not finished: the models load to end it
     if fmt != "tsv":
@@ -381,3 +384,34 @@ def test_interrupted_names_resume_and_a_mismatched_resume_is_refused_before_load
     r = run_cli("score", "-s", SRC, "-t", ENGINES[0], "-o", tmp_path / "new.jsonl")
     assert r.returncode == 130
     assert "the same command with --resume continues" in r.stderr and "new.jsonl" in r.stderr
+
+
+def test_the_signature_names_only_the_settings_that_acted():
+    """Issue 74: without the paper's columns its words, idf, rescaling and map change no
+    number, so neither the signature nor the settings ``--resume`` checks name them; with
+    the columns they do."""
+    from xlscore.cli.main import build_parser
+    from xlscore.cli.options import settings_before_loading
+    from xlscore.signature import PAPER_ONLY, signature_line
+
+    def before(*extra: str) -> str:
+        return settings_before_loading(
+            build_parser().parse_args(["score", "-s", "a", "-t", "b", *extra])
+        )
+
+    plain = before()
+    assert "variant:" not in plain and "idf:" not in plain and "rescale:" not in plain
+    assert before("--variant", "all", "--idf", "--rescale", "--alignment", "corpus") == plain
+    paper = before("--fields", "all")
+    assert "variant:anchors" in paper and "idf:no" in paper and "rescale:no" in paper
+    assert before("--fields", "all", "--variant", "all") != paper
+    encoder = {"model": "m", "layer": 9, "fingerprint": "0123456789", "dtype": "fp32"}
+    d = {
+        "version": "0.1.0", "en": None, "ru": encoder, "variant": "anchors", "idf": False,
+        "rescale": False, "consensus": "chrF*1>=3", "baseline": None, "lexicon": "lex",
+        "words": "w", "translator": "dictionary", "alignment": "corpus", "similarity": None,
+    }  # fmt: skip
+    without = signature_line({**d, "fields": ["score", "evidence"]}, None)
+    assert not [p for p in without.split("|") if p.partition(":")[0] in PAPER_ONLY]
+    with_paper = signature_line({**d, "fields": ["score", "evidence", "paper"]}, None)
+    assert {p.partition(":")[0] for p in with_paper.split("|")} >= set(PAPER_ONLY)

@@ -112,8 +112,8 @@ class XLScorer:
             the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
             score's); ``False``: every score is the translation's own.
         fields: the parts of each result to compute (:mod:`xlscore.fields`): by default
-            ``"score,evidence"``, what ``xlscore score`` computes; ``"all"`` (or ``None``) adds
-            the paper's columns and the untrained similarity. Without ``"paper"`` the English
+            (or ``None``) ``"score,evidence"``, what ``xlscore score`` computes; ``"all"``
+            adds the paper's columns and the untrained similarity. Without ``"paper"`` the English
             encoder, the map and BERTScore are skipped (the score is the same);
             :meth:`prepare` computes everything whatever this says.
         device: where the models run (``None``: the GPU when there is one, else the CPU).

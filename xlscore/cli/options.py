@@ -249,15 +249,17 @@ def scorer_options(args: argparse.Namespace) -> dict:
         "rescale": args.rescale,
         "device": args.device,
         "dtype": args.dtype,
-        "fields": getattr(args, "fields", None),
+        # the commands without --fields (report, evaluate, fit, plot) compute every field
+        "fields": getattr(args, "fields", "all"),
     }
 
 
 def settings_before_loading(args: argparse.Namespace) -> str:
     """The parts of the signature (:func:`xlscore.signature.signature_line`) that the options
-    give before any model loads, as the signature writes them (``xlscore:0.1.0|variant:anchors|
-    idf:no|fields:score+evidence``, with ``est:no``, ``cons:no`` and ``rescale:no`` when they
-    are off): what ``--resume`` compares at once. The models' names, fingerprints and dtypes
+    give before any model loads, as the signature writes them (``xlscore:0.1.0|
+    fields:score+evidence``, with ``est:no`` and ``cons:no`` when they are off, and the
+    paper's ``variant``, ``idf`` and ``rescale`` when its columns are computed): what
+    ``--resume`` compares at once. The models' names, fingerprints and dtypes
     need the models."""
     from xlscore._version import __version__
     from xlscore.fields import FIELDS, resolve_fields
@@ -265,18 +267,18 @@ def settings_before_loading(args: argparse.Namespace) -> str:
     opts = scorer_options(args)
     estimator = opts["estimator"] is not None
     chosen = resolve_fields(opts["fields"], estimator=estimator)
-    every = resolve_fields(None, estimator=estimator)
+    every = resolve_fields("all", estimator=estimator)
+    paper = "paper" in chosen  # else the paper's settings act on nothing (signature.PAPER_ONLY)
     parts = {
         "xlscore": __version__,
-        "variant": args.variant,
-        "idf": "yes" if args.idf else "no",
+        **({"variant": args.variant, "idf": "yes" if args.idf else "no"} if paper else {}),
         "fields": "all" if chosen == every else "+".join(f for f in FIELDS if f in chosen),
     }
     if not estimator:
         parts["est"] = "no"
     if not opts.get("consensus", PRESETS[args.preset].consensus):
         parts["cons"] = "no"
-    if not args.rescale:
+    if paper and not args.rescale:
         parts["rescale"] = "no"
     return "|".join(f"{k}:{v}" for k, v in parts.items())
 
