@@ -973,3 +973,32 @@ def test_usage_errors_exit_2():
     assert r.returncode == 2 and "the following arguments are required: -t/--mt" in r.stderr
     # argparse's own exit, from a real process
     assert xlscore("nonsense").returncode == 2
+
+
+def test_the_command_line_makes_its_scorer_by_the_preset_call_python_uses(monkeypatch):
+    """Issue 74: the options become ``XLScorer.preset(**settings)``, the call Python uses, so
+    a preset keeps what the options do not change (``--preset paper --multilingual X`` kept
+    the paper's Google translator and no consensus: the CLI's own flattening lost both)."""
+    from xlscore.cli.main import build_parser
+    from xlscore.cli.options import build_scorer
+    from xlscore.scorer import XLScorer
+
+    made: list = []
+    monkeypatch.setattr(
+        XLScorer, "__init__", lambda self, paper=None, **kw: made.append((paper, kw))
+    )
+
+    def scorer_of(*argv: str):
+        build_scorer(build_parser().parse_args(["score", "-s", "a", "-t", "b", *argv]))
+        return made[-1]
+
+    paper, kw = scorer_of("--preset", "paper", "--multilingual", "pack:e5-small")
+    assert paper.multilingual == "pack:e5-small" and paper.en_model is None
+    assert paper.translator == "google" and kw["consensus"] is False and kw["estimator"] is None
+    XLScorer.preset("paper", multilingual="pack:e5-small")
+    assert made[-1][0] == paper and made[-1][1]["consensus"] is False
+    paper, kw = scorer_of("--en-model", "x", "--ru-model", "y")
+    assert (paper.en_model, paper.ru_model, paper.multilingual) == ("x", "y", None)
+    assert kw["estimator"] == "default" and kw["consensus"] is True
+    paper, kw = scorer_of("--estimator", "none", "--no-consensus")
+    assert kw["estimator"] is None and kw["consensus"] is False

@@ -164,12 +164,15 @@ class XLScorer:
         gc.freeze()
 
     @classmethod
-    def preset(cls, name: str = "offline", **settings) -> XLScorer:
+    def preset(cls, preset: str = "offline", **settings) -> XLScorer:
         """A preset (:data:`PRESETS`: ``offline``, ``paper``, ``multilingual``) with any
         setting changed by name: the paper's (:class:`PaperSettings`' fields) or the
         scorer's own (``estimator``, ``consensus``, ``fields``, ``device``, ``dtype``). Giving
         ``multilingual`` replaces the preset's two encoders, and ``en_model``/``ru_model`` its
-        multilingual one."""
+        multilingual one. The one way settings by name become a scorer: :meth:`offline`,
+        :func:`score`, the command line and the batch job's workers all come here (so a
+        settings dict, ``preset`` among its keys, makes the same scorer everywhere)."""
+        name = preset
         if name not in PRESETS:
             raise XLScoreError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
         own, rest = PaperSettings.split(settings)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from xlscore.encoders.dtypes import DTYPES
 from xlscore.errors import XLScoreError
 from xlscore.estimator.recipe import Recipe
-from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS
+from xlscore.metric.settings import PRESETS
 from xlscore.metric.translators import TRANSLATORS
 
 
@@ -217,21 +217,14 @@ def parse_layer(value: str | None):
 
 
 def scorer_options(args: argparse.Namespace) -> dict:
-    """The settings by name (:meth:`xlscore.XLScorer.offline`) the command-line options give:
-    the preset's (:data:`~xlscore.metric.settings.PRESETS`), changed by the options. They are
-    checked where the settings' record is made (:class:`~xlscore.PaperSettings`)."""
-    cfg = PRESETS[args.preset].settings()
-    if args.multilingual:
-        cfg = {"multilingual": args.multilingual, "estimator": cfg["estimator"]}
-    if args.en_model or args.ru_model:
-        if not args.multilingual:
-            cfg.pop("multilingual", None)
-            cfg.setdefault("en_model", OFFLINE_EN)
-            cfg.setdefault("ru_model", OFFLINE_RU)
-        if args.en_model:
-            cfg["en_model"] = args.en_model
-        if args.ru_model:
-            cfg["ru_model"] = args.ru_model
+    """The settings by name the command-line options give, for
+    :meth:`xlscore.XLScorer.preset` (``preset``: the preset they start from; the others: what
+    the options change, which that call applies as it does for Python). They are checked where
+    the settings' record is made (:class:`~xlscore.PaperSettings`)."""
+    cfg: dict = {"preset": args.preset}
+    for key in ("multilingual", "en_model", "ru_model"):
+        if getattr(args, key):
+            cfg[key] = getattr(args, key)
     if args.translator:
         cfg["translator"] = args.translator
     if args.estimator is not None:
@@ -265,7 +258,8 @@ def settings_before_loading(args: argparse.Namespace) -> str:
     from xlscore.fields import FIELDS, resolve_fields
 
     opts = scorer_options(args)
-    estimator = opts["estimator"] is not None
+    preset = PRESETS[args.preset]
+    estimator = opts.get("estimator", preset.estimator) is not None
     chosen = resolve_fields(opts["fields"], estimator=estimator)
     every = resolve_fields("all", estimator=estimator)
     paper = "paper" in chosen  # else the paper's settings act on nothing (signature.PAPER_ONLY)
@@ -276,7 +270,7 @@ def settings_before_loading(args: argparse.Namespace) -> str:
     }
     if not estimator:
         parts["est"] = "no"
-    if not opts.get("consensus", PRESETS[args.preset].consensus):
+    if not opts.get("consensus", preset.consensus):
         parts["cons"] = "no"
     if paper and not args.rescale:
         parts["rescale"] = "no"
@@ -287,7 +281,7 @@ def build_scorer(args: argparse.Namespace):
     """An :class:`~xlscore.XLScorer` from the command-line options."""
     from xlscore.scorer import XLScorer
 
-    return XLScorer.offline(**scorer_options(args))
+    return XLScorer.preset(**scorer_options(args))
 
 
 def load_scorer(args: argparse.Namespace):
