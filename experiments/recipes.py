@@ -22,6 +22,8 @@ read). Per variant:
 * **word MCC**: the word head's tags on the WMT22 dev tags (its ``lodo-qe22`` fold, at the
   recipe's span threshold); ``—`` for a recipe without a word head.
 
+A cell is ``—`` where the fold that reads it has not been trained yet.
+
 Writes ``results/recipes.md`` and the same table into ``results/estimator.md``'s section
 *Recipes on the talks*.
 """
@@ -37,8 +39,8 @@ import folds
 from _protocol import CACHE, RTM15_FILE, git_file
 from _results import RECIPES_SECTION, RESULTS, command_line, write_markdown
 from gate import challenge_outcomes, shipping
-from rule import Blend, SetData, load_data, mean_difference, mean_of
-from sets import load_validation_sets
+from rule import Blend, SetData, mean_difference, mean_of
+from sets import load_validation_sets, parts, predictions
 
 from xlscore.estimator.model import shipped
 from xlscore.evaluation.gate import mcc_of_counts, token_counts
@@ -74,37 +76,54 @@ def word_mcc(data_dir: Path, variant: str, qe22: SetData) -> float | None:
     return float(mcc_of_counts(token_counts(predicted, [t.gold for t in tag_rows]).sum(0)))
 
 
+def read_sets(variant: str, judged: list) -> dict[str, SetData]:
+    """The sets a variant's folds have read so far, by key (a recipe whose ``lodo-qe22``
+    fold is still training has only its ``lodo-news`` fold's sets: the others show ``—``)."""
+    out = {}
+    for vs in judged:
+        got = predictions(variant, vs)
+        if got is not None:
+            out[vs.key] = SetData(vs, got[0], got[1], parts(vs))
+    return out
+
+
 def row(
     data_dir: Path, variant: str, judged: list, blend: Blend, today: dict[str, SetData]
 ) -> list[str]:
     """One variant's cells (``today``: :data:`TODAY`'s sets, for the paired news check)."""
-    data = {d.set.key: d for d in load_data(data_dir, variant, judged)}
+    data = read_sets(variant, judged)
     alone = replace(blend, consensus=0.0)
     cells = [f"`{variant}`"]
     for key in TALKS:
-        d = data[key]
-        together = d.scores(blend)
+        d = data.get(key)
+        together = d.scores(blend) if d else None
         cells.append(
             f"{d.figure(d.scores(alone)):+.3f} / {d.figure(together):+.3f} "
             f"({d.system_kendall(together):+.3f})"
+            if d and together is not None
+            else "—"
         )
-    news = [data[k] for k in NEWS]
-    diff = mean_difference(
-        [d.compare(d.scores(blend), today[d.set.key].scores(blend)) for d in news]
-    )
-    cells.append(
-        f"{mean_of([d.figure(d.scores(alone)) for d in news]):+.4f} / "
-        f"{mean_of([d.figure(d.scores(blend)) for d in news]):+.4f} "
-        f"({diff[0]:+.4f} [{diff[1]:+.4f}, {diff[2]:+.4f}])"
-    )
-    cells.append(f"{data['qe22'].figure(data['qe22'].scores(alone)):+.3f}")
+    if all(k in data for k in NEWS):
+        news = [data[k] for k in NEWS]
+        diff = mean_difference(
+            [d.compare(d.scores(blend), today[d.set.key].scores(blend)) for d in news]
+        )
+        cells.append(
+            f"{mean_of([d.figure(d.scores(alone)) for d in news]):+.4f} / "
+            f"{mean_of([d.figure(d.scores(blend)) for d in news]):+.4f} "
+            f"({diff[0]:+.4f} [{diff[1]:+.4f}, {diff[2]:+.4f}])"
+        )
+    else:
+        cells.append("—")
+    qe22 = data.get("qe22")
+    cells.append(f"{qe22.figure(qe22.scores(alone)):+.3f}" if qe22 else "—")
     model = fold_file(variant)
     if model is None:
         cells.append("—")
     else:
         won = challenge_outcomes(model)
         cells.append(f"{sum(map(sum, won.values()))} of {sum(map(len, won.values()))}")
-    mcc = word_mcc(data_dir, variant, data["qe22"])
+    mcc = word_mcc(data_dir, variant, qe22) if qe22 else None
     cells.append("—" if mcc is None else f"{mcc:+.3f}")
     cells.append(folds.config(variant).get("note", "") or "")
     return cells
@@ -117,7 +136,7 @@ def main() -> None:
     args = ap.parse_args()
     default = shipping(shipped().path).blend
     judged = load_validation_sets(args.data_dir)
-    today = {d.set.key: d for d in load_data(args.data_dir, TODAY, judged)}
+    today = read_sets(TODAY, judged)
     lines = [
         "Each figure from the fold model that never trained on the set (`experiments/sets.py`); "
         f"the default's blend ({default}): the **estimate** is it without the consensus, the "

@@ -245,12 +245,18 @@ def predict_set(est, variant: str, vs: ValidationSet) -> Path:
     return f
 
 
+def reliable_findings(source: str, translation: str) -> int:
+    """How many of a pair's rule-check findings count in the score
+    (:func:`xlscore.checks.counted` of the :data:`~xlscore.checks.COUNTED` checks)."""
+    from xlscore.checks import COUNTED, counted, find_mismatches
+
+    return counted(find_mismatches(source, translation, COUNTED))
+
+
 def _write_parts(vs: ValidationSet) -> None:
     """The untrained e5 similarity (with the foreign-word penalty), the foreign-word share and
     the reliable check findings of each row of a set, once."""
     from estimator import _e5_all
-
-    from xlscore.checks import reliable_findings
 
     f = PARTS / f"{vs.key}.tsv"
     if f.exists():
@@ -268,8 +274,6 @@ def _write_parts(vs: ValidationSet) -> None:
 def cmd_findings(args) -> None:
     """The check findings of every set's parts file counted again with today's checks (the
     rest of each file is kept: it does not depend on them)."""
-    from xlscore.checks import reliable_findings
-
     for vs in load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None):
         f = PARTS / f"{vs.key}.tsv"
         lines = f.read_text(encoding="utf-8").splitlines()
