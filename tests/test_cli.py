@@ -168,7 +168,7 @@ def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
     the blend of their own score and their agreement; two do not; --no-consensus turns it
     off and the signature says which."""
     from xlscore.metric.consensus import blend
-    from xlscore.scorer import PAPER_CONSENSUS_WEIGHT
+    from xlscore.scoring.scorer import PAPER_CONSENSUS_WEIGHT
 
     def run(n: int, *extra: str) -> tuple[str, list[dict]]:
         out = ok(
@@ -981,7 +981,7 @@ def test_the_command_line_makes_its_scorer_by_the_preset_call_python_uses(monkey
     the paper's Google translator and no consensus: the CLI's own flattening lost both)."""
     from xlscore.cli.main import build_parser
     from xlscore.cli.options import build_scorer
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     made: list = []
     monkeypatch.setattr(

@@ -106,7 +106,7 @@ def test_teacher_labels_give_the_teacher_s_score_back_through_the_student_s_form
     from conftest import offline_scorer
 
     from xlscore.checks import counted
-    from xlscore.final_score import estimator_score
+    from xlscore.scoring.blend import estimator_score
 
     pairs = LABELLED
     scorer = offline_scorer(fields="score")

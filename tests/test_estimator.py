@@ -399,7 +399,7 @@ def test_a_file_that_reads_its_similarity_from_its_own_pass_is_refused(trained, 
 
 
 def test_the_score_formula_is_one_function_for_numbers_and_arrays():
-    from xlscore.final_score import estimator_score
+    from xlscore.scoring.blend import estimator_score
 
     # no similarity weight: the estimate pulled towards the floor by the foreign share
     assert estimator_score(1.0, foreign=0.25, similarity=None, weight=0.0, floor=-4.0) == -0.25

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from xlscore.errors import LongInputWarning
 from xlscore.evaluation.compare import compare_engines
-from xlscore.final_score import CHECK_CAP, estimator_score
 from xlscore.io.outputs import output_lock
 from xlscore.metric.consensus import blend
 from xlscore.results import ScoreResult
+from xlscore.scoring.blend import CHECK_CAP, estimator_score
 
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
@@ -42,8 +42,8 @@ def test_a_resumed_run_computes_no_finished_chunk_and_counts_only_new_pairs(defa
     checks and the estimator on nothing; resuming at segment 5 computes the chunks from
     segment 4 on and tells the bar of the pairs after segment 5 only."""
     runs, passes = [], []
-    real_run, real_estimate = default.checking.run, default.final.estimator.estimate
-    monkeypatch.setattr(default.checking, "run", lambda c: runs.append(len(c)) or real_run(c))
+    real_run, real_estimate = default.rule_checks.run, default.final.estimator.estimate
+    monkeypatch.setattr(default.rule_checks, "run", lambda c: runs.append(len(c)) or real_run(c))
     monkeypatch.setattr(
         default.final.estimator,
         "estimate",
@@ -115,7 +115,7 @@ def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
 def test_a_resumed_bar_counts_only_new_pairs_in_its_rate(capsys):
     """The bar of a run resumed at segment 3 of 4 starts at 9 of 12 pairs, which its rate does
     not count (counted, they gave a rate of thousands of pairs a second)."""
-    from xlscore.cli.corpus import PairProgress
+    from xlscore.cli.engine_files import PairProgress
 
     bar = PairProgress(4, 3, quiet=False, start=3)
     bar.close()
@@ -346,7 +346,7 @@ def test_utf16_is_named_by_its_byte_order_and_the_hint_names_the_file(tmp_path, 
 
 def test_a_warning_while_the_bar_is_drawn_starts_on_its_own_line(capsys):
     """Issue 71: the cut warning was printed onto the progress bar's line."""
-    from xlscore.cli.corpus import PairProgress
+    from xlscore.cli.engine_files import PairProgress
     from xlscore.cli.main import _one_line_warning
 
     bar = PairProgress(4, 3, quiet=False)
@@ -392,7 +392,7 @@ def test_the_signature_names_only_the_settings_that_acted():
     the columns they do."""
     from xlscore.cli.main import build_parser
     from xlscore.cli.options import settings_before_loading
-    from xlscore.signature import PAPER_ONLY, signature_line
+    from xlscore.scoring.signature import PAPER_ONLY, signature_line
 
     def before(*extra: str) -> str:
         return settings_before_loading(

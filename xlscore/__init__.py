@@ -34,10 +34,10 @@ _LAZY = {
     "Lexicon": "xlscore.metric.lexicon",
     "PaperScorer": "xlscore.metric.paper",
     "PaperSettings": "xlscore.metric.settings",
-    "RankedTranslation": "xlscore.scorer",
-    "ScoreResult": "xlscore.scorer",
-    "XLScorer": "xlscore.scorer",
-    "score": "xlscore.scorer",
+    "RankedTranslation": "xlscore.scoring.scorer",
+    "ScoreResult": "xlscore.scoring.scorer",
+    "XLScorer": "xlscore.scoring.scorer",
+    "score": "xlscore.scoring.scorer",
 }
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from xlscore.metric.lexicon import Lexicon
     from xlscore.metric.paper import PaperScorer
     from xlscore.metric.settings import PaperSettings
-    from xlscore.scorer import RankedTranslation, ScoreResult, XLScorer, score
+    from xlscore.scoring.scorer import RankedTranslation, ScoreResult, XLScorer, score
 
 
 def __getattr__(name: str) -> Any:

@@ -31,7 +31,7 @@ class _Worker:
         import ray
         import torch
 
-        from xlscore.scorer import XLScorer
+        from xlscore.scoring.scorer import XLScorer
 
         if threads:
             torch.set_num_threads(int(threads))

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlscore.batch.actors import _MapStatistics, _ScoreUnits
-from xlscore.batch.consensus import finish_consensus
+from xlscore.batch.consensus_pass import finish_consensus
 from xlscore.batch.console import native_lines_to, progress_bar, ray_data_console_muted
 from xlscore.batch.output import (
     MANIFEST,
@@ -193,7 +193,7 @@ def score_dataset(
     Returns:
         The job's summary: units and rows scored, kept and in error.
     """
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     t0 = time.perf_counter()
     files = discover(inputs)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from xlscore.cli.corpus import PairProgress, inputs_digest, read_corpus, score_engines
+from xlscore.cli.engine_files import PairProgress, inputs_digest, read_corpus, score_engines
 from xlscore.cli.options import (
     build_scorer,
     input_files,
@@ -391,7 +391,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_lexicon(args: argparse.Namespace) -> int:
-    from xlscore.metric.anchors import is_cyrillic
+    from xlscore.metric.anchor_pairs import is_cyrillic
     from xlscore.metric.lexicon import Lexicon
 
     lex = Lexicon.load(args.lexicon)

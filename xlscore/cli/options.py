@@ -248,8 +248,8 @@ def scorer_options(args: argparse.Namespace) -> dict:
 
 
 def settings_before_loading(args: argparse.Namespace) -> str:
-    """The parts of the signature (:func:`xlscore.signature.signature_line`) that the options
-    give before any model loads, as the signature writes them (``xlscore:0.1.0|
+    """The parts of the signature (:func:`xlscore.scoring.signature.signature_line`) that the
+    options give before any model loads, as the signature writes them (``xlscore:0.1.0|
     fields:score+evidence``, with ``est:no`` and ``cons:no`` when they are off, and the
     paper's ``variant``, ``idf`` and ``rescale`` when its columns are computed): what
     ``--resume`` compares at once. The models' names, fingerprints and dtypes
@@ -279,7 +279,7 @@ def settings_before_loading(args: argparse.Namespace) -> str:
 
 def build_scorer(args: argparse.Namespace):
     """An :class:`~xlscore.XLScorer` from the command-line options."""
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     return XLScorer.preset(**scorer_options(args))
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from xlscore.errors import InputError
 from xlscore.finding import Finding
-from xlscore.metric.anchors import AnchorSet
+from xlscore.metric.anchor_pairs import AnchorSet
 
 if TYPE_CHECKING:  # the vectors' type only: the module loads no torch (``xlscore --help``)
     from xlscore.encoders.encoder import WordVectors
@@ -87,7 +87,7 @@ class PreparedCorpus:
     #: alignment) and ``src`` holds another encoder's vectors
     sim_src: list[WordVectors] | None = None
     #: each pair's rule-check findings, when the scorer ran the checks
-    #: (:class:`xlscore.checking.Checking`)
+    #: (:class:`xlscore.scoring.rule_checks.RuleChecks`)
     findings: list[tuple[Finding, ...]] | None = None
 
     def __len__(self) -> int:

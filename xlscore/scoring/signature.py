@@ -1,7 +1,7 @@
 """The scorer's identity: every setting that changes a score, each component describing its own
 part (:meth:`xlscore.metric.paper.PaperScorer.describe`,
-:meth:`xlscore.final_score.FinalScore.describe`), gathered in one order (:data:`KEYS`) by
-:meth:`xlscore.scorer.XLScorer.describe`; and the sacreBLEU-style one-line signature made of
+:meth:`xlscore.scoring.blend.FinalScore.describe`), gathered in one order (:data:`KEYS`) by
+:meth:`xlscore.scoring.scorer.XLScorer.describe`; and the sacreBLEU-style one-line signature made of
 them (:func:`signature_line`), which results carry.
 """
 
