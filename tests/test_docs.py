@@ -216,7 +216,11 @@ def top_level_names(module_file):
     """Names a module defines or imports at its top level (read, not imported)."""
     tree = ast.parse(module_file.read_text(encoding="utf-8"))
     names = {}
-    for node in tree.body:
+    body = list(tree.body)
+    for node in tree.body:  # names loaded on first use are imported for the type checker
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            body += node.body
+    for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names[node.name] = node
         elif isinstance(node, ast.Assign):

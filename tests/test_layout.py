@@ -12,6 +12,7 @@ PACKAGE = ROOT / "xlscore"
 #: the corruptions) and the ship gate
 TRAINING = ("xlscore.training", "xlscore.evaluation.gate")
 ROLES = {
+    "scoring",
     "metric",
     "encoders",
     "estimator",
@@ -88,6 +89,18 @@ def test_subpackages_by_role_each_say_what_they_hold():
     for name in ROLES:
         doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text("utf-8")))
         assert doc and len(doc) > 40, name
+
+
+def test_no_module_name_is_used_twice():
+    """Issue 74: a module file's name says what it holds, once in the package (``consensus``,
+    ``corpus``, ``numbers``, ``quantities`` and ``text`` each named two files; the command
+    line's ``cli/batch.py`` and ``cli/report.py`` are the faces of the rooms they name)."""
+    names: dict[str, list[str]] = {}
+    for p in PACKAGE.rglob("*.py"):
+        if p.name != "__init__.py":
+            names.setdefault(p.stem, []).append(str(p.relative_to(PACKAGE)))
+    twice = {k: v for k, v in names.items() if len(v) > 1}
+    assert not twice, twice
 
 
 def test_no_import_circles():
@@ -288,7 +301,7 @@ def test_the_scorer_is_one_class_in_one_file_over_its_components():
 
     for cls in (XLScorer, PaperScorer, Maps, Anchoring, Similarity, FinalScore):
         assert cls.__bases__ == (object,), cls
-    tree = ast.parse((PACKAGE / "scorer.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "scoring" / "scorer.py").read_text(encoding="utf-8"))
     (scorer,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "XLScorer"]
     assert not scorer.bases
     assert "TYPE_CHECKING:  # what this mixin" not in "".join(
