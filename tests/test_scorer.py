@@ -321,9 +321,9 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     """``score`` checks its two lists once; the chunks, the corpus map and the estimator it
     calls on the way trust them (issue 25)."""
     import xlscore.metric.corpus as corpus_module
-    from xlscore.scoring import scorer as scorer_module
     from xlscore.estimator import prediction as estimator_module
     from xlscore.metric import paper as paper_module
+    from xlscore.scoring import scorer as scorer_module
 
     calls = []
     real = corpus_module.check_corpus
