@@ -23,7 +23,7 @@ from _results import cpu_name, write_markdown
 
 from xlscore import XLScorer
 from xlscore.checks.degenerate import degeneracy
-from xlscore.final_score import estimator_score
+from xlscore.scoring.blend import estimator_score
 from xlscore.text.words import normalize_text
 
 ROOT = Path(__file__).resolve().parent.parent

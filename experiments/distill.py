@@ -40,6 +40,7 @@ from xlscore.estimator.formula import ScoreFormula
 from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.estimator.model import shipped as shipped_estimator
 from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training import fit
 from xlscore.training.distill import STUDENT, Pair, student_of, teacher_labels, with_corruptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,7 +178,7 @@ def cmd_run(args, sets) -> None:
         return
     t0 = time.time()
     student = student_of(ScoreFormula.from_meta(meta).check_weight, recipe)
-    student.fit([rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
+    fit(student, [rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
     student.save(out / "full.safetensors", name=f"{args.model_id}-{args.fold}")
     minutes = max(time.time() - t0, student.log.seconds) / 60
     _, test = fold_split(sets, args.fold, {**config, "da": False})

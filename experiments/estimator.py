@@ -73,6 +73,7 @@ def _complete(config: dict) -> dict:
 
 def cmd_run(args, sets) -> None:
     from xlscore.estimator.model import QualityEstimator
+    from xlscore.training import fit
 
     recipe = replace(
         RECIPES[args.recipe],
@@ -113,7 +114,7 @@ def cmd_run(args, sets) -> None:
             if not args.start_from:
                 raise SystemExit("a heads_only recipe needs --start-from MODEL_ID")
             start = QualityEstimator.load(CACHE / args.start_from / fold / "full.safetensors")
-        est.fit(train, progress=not args.quiet, checkpoint=out / "train.ckpt", start=start)
+        fit(est, train, progress=not args.quiet, checkpoint=out / "train.ckpt", start=start)
         est.save(out / "full.safetensors", name=f"{args.model_id}-{fold}")
         # a resumed run: its training loop's time over every part (the log carries it on)
         minutes = max(time.time() - t0, est.log.seconds) / 60

@@ -280,7 +280,7 @@ def _number_mismatches(source: str, translation: str) -> int:
     """Digit strings on one side only, each occurrence counted (as the evidence reports)."""
     from collections import Counter
 
-    from xlscore.metric.anchors import is_number
+    from xlscore.metric.anchor_pairs import is_number
     from xlscore.text.words import split_words
 
     a, b = (

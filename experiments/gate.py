@@ -8,7 +8,7 @@ each set read by the fold model that never saw it): eight many-systems sets (per
 Kendall; six of news, two of TED talks) and three single-translation sets (Spearman).
 ``--file``: the candidate as it ships (trained on everything), for its blend — meaning head,
 similarity and check weights, span threshold, read from its metadata and applied to the fold
-predictions exactly as the scorer applies them (:func:`xlscore.final_score.estimator_score`) —
+predictions exactly as the scorer applies them (:func:`xlscore.scoring.blend.estimator_score`) —
 and for the hand-written challenge set.
 
 The candidate is judged the way users meet it: on the many-systems sets the engines of each

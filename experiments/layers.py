@@ -32,7 +32,7 @@ from _results import RESULTS, write_csv, write_markdown
 from xlscore import Encoder, Lexicon, XLScorer, packs
 from xlscore.evaluation.agreement import per_segment, read_judgments
 from xlscore.report.plots import layer_curves
-from xlscore.scorer import PreparedCorpus
+from xlscore.scoring.scorer import PreparedCorpus
 
 SE = 0.015  # standard error of a mean per-segment Kendall over ~440 segments
 

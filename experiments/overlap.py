@@ -1,5 +1,5 @@
 """The default's speed with its CPU work in worker processes beside the estimator's passes
-(``XLScorer.score(..., workers=N)``, :mod:`xlscore.pipeline`), on a GPU or a CPU, in one run:
+(``XLScorer.score(..., workers=N)``, :mod:`xlscore.scoring.blocks`), on a GPU or a CPU, in one run:
 
     python experiments/overlap.py --data ../shared/data/wmt21-enru-mqm-newstest2021.tsv \\
         --device cuda --workers 0,4,8,14 --repeat 4
@@ -49,7 +49,7 @@ def passes_alone(scorer, src: list[str], mt: list[str]) -> float:
     """Seconds of the estimator's passes over the distinct pairs of each block of the
     default's pipeline, the pieces read beforehand (untimed)."""
     from xlscore.estimator.prediction import PassQueue, read_pairs
-    from xlscore.pipeline import BLOCK_PAIRS
+    from xlscore.scoring.blocks import BLOCK_PAIRS
 
     est = scorer.estimator
     size = BLOCK_PAIRS.get(est.device.type, BLOCK_PAIRS["cpu"])

@@ -6,7 +6,7 @@ figure significantly and raises the mean over the sets; its weight is the one wi
 The sets are :mod:`sets`' (each read by the variant's fold model that never saw it); a set's
 figure is per-segment Kendall (many-systems sets) or Spearman (single-translation sets; MLQE-PE
 the mean over its pairs), and the **mean** is their plain mean over the eleven sets. The score of
-a blend is :func:`xlscore.final_score.estimator_score` of the sentence head's estimate plus
+a blend is :func:`xlscore.scoring.blend.estimator_score` of the sentence head's estimate plus
 ``meaning`` × the meaning head's output, minus ``similarity`` × (1 − the untrained e5
 similarity) (without it, the foreign-word share pulls the estimate towards the floor, as the
 scorer does), minus ``checks`` per reliable check finding.
@@ -46,8 +46,8 @@ from xlscore.evaluation.gate import (
     compare_scores,
     grouped_spearman,
 )
-from xlscore.final_score import estimator_score
 from xlscore.metric.consensus import Voters, copy_engines
+from xlscore.scoring.blend import estimator_score
 
 #: the order the parts are tried in, and each one's weights
 ORDER = ("checks", "meaning", "similarity", "consensus")

@@ -3,7 +3,7 @@
 import pytest
 
 from xlscore import Lexicon
-from xlscore.metric.anchors import (
+from xlscore.metric.anchor_pairs import (
     find_anchors,
     is_cyrillic,
     is_latin,

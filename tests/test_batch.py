@@ -163,7 +163,7 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
             assert got[col] == want[col], (key, col)
         assert got["error"] is None
     meta = pq.read_schema(next(out.glob("part-*.parquet"))).metadata
-    batch_sig = meta[b"xlscore.signature"].decode()
+    batch_sig = meta[b"xlscore.scoring.signature"].decode()
     # the same settings; the corpus map's digest may differ in the last float bits only
     assert batch_sig.rsplit("#", 1)[0] == signature.rsplit("#", 1)[0]
     assert "|cons:chrF*" in batch_sig  # the engines of a source were scored together
@@ -281,7 +281,7 @@ def test_the_consensus_is_the_same_whatever_the_rows_order_units_and_workers(tmp
     1e-7 (the encoders' float32 rounding in batches of other shapes), and equal to the
     scorer's with the engines of each source together; with the consensus off nothing is
     staged and no row has one."""
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     forward = demo_inputs(tmp_path / "in")
     backward = tmp_path / "back"
@@ -396,7 +396,7 @@ def test_a_corpus_whose_sources_repeat_gets_the_scores_of_score(tmp_path, tiny_c
     250 of 300 scores differed from ``score``'s. Rows count as engines of one source only
     when the input names the engine; one engine (or none named) gets no consensus, and each
     row the number ``score`` gives it."""
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     sources = [s for s in SOURCES for _ in range(3)]
     translations = [ENGINES[f"engine{k}"][i] for i in range(len(SOURCES)) for k in (1, 2, 3)]
@@ -425,7 +425,7 @@ def test_a_copied_engine_votes_once_as_in_score(tmp_path, tiny_config):
     """An engine that copies another: batch finds it over the whole input, warns, and gives
     every row the score ``score`` gives it (the copy one voter with its original)."""
     from xlscore.errors import DuplicateEnginesWarning
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     engines = {**ENGINES, "copy3": list(ENGINES["engine3"])}
     path = tmp_path / "in.jsonl"

@@ -168,7 +168,7 @@ def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
     the blend of their own score and their agreement; two do not; --no-consensus turns it
     off and the signature says which."""
     from xlscore.metric.consensus import blend
-    from xlscore.scorer import PAPER_CONSENSUS_WEIGHT
+    from xlscore.scoring.scorer import PAPER_CONSENSUS_WEIGHT
 
     def run(n: int, *extra: str) -> tuple[str, list[dict]]:
         out = ok(
@@ -531,10 +531,10 @@ def test_fit_then_score_with_the_saved_map(tmp_path):
     )
     assert "anchor pairs from 12 segments x 4 engine(s)" in r.stdout and path.exists()
     digest = r.stdout.split("digest ")[1].split()[0]
-    s = ok(
-        cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format", "tsv", "--quiet")
-    )
+    args = ["score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--format", "tsv", "-q"]
+    s = ok(cli(*args, "--fields", "all"))  # the map acts on the paper's columns, and signs them
     assert f"align:fixed#{digest}" in s.stdout.splitlines()[0]
+    assert "align:" not in ok(cli(*args)).stdout.splitlines()[0]  # without them it acts on none
     bad = cli("score", "-s", SRC, "-t", ENGINES[0], "--alignment", path, "--layer", "4,9")
     assert bad.returncode == 2 and "this alignment was fitted for en encoder" in bad.stderr
     assert one_error_line(bad.stderr), bad.stderr
@@ -710,18 +710,21 @@ def test_train_on_a_multi_pair_file_leaving_out_shared_sources(tmp_path, unigram
 
 def test_the_training_defaults_are_the_shipped_recipe_read_from_its_file():
     """``xlscore train``'s recipe options default to the recipe stored in the shipped file
-    (issue 64: they had drifted in 9 of 34 fields from the record's own defaults)."""
-    from dataclasses import asdict, fields
+    (issue 64: they had drifted in 9 of 34 fields from the record's own defaults), read when
+    training starts (issue 74: the parser reads no model file); a setting given wins."""
+    from dataclasses import asdict, replace
 
     from xlscore.cli.main import build_parser
+    from xlscore.cli.options import train_recipe
     from xlscore.estimator.model import read_metadata, shipped
     from xlscore.estimator.recipe import Recipe
 
     args = build_parser().parse_args(["train", "--data", "x.tsv", "-o", "y.safetensors"])
     stored = read_metadata(shipped().path)["recipe"]
-    assert {f.name: getattr(args, f.name) for f in fields(Recipe)} == asdict(
-        Recipe.from_dict(stored)
-    )
+    assert train_recipe(args) == Recipe.from_dict(stored)
+    given = build_parser().parse_args(["train", "--data", "x", "-o", "y", "--epochs", "3"])
+    assert train_recipe(given) == replace(Recipe.from_dict(stored), epochs=3.0)
+    assert asdict(train_recipe(given))["epochs"] == 3.0
     # the file, not the record's defaults, is where they come from
     assert {k for k, v in asdict(Recipe()).items() if stored[k] != v} >= {
         "freeze_layers",
@@ -729,6 +732,40 @@ def test_the_training_defaults_are_the_shipped_recipe_read_from_its_file():
         "word_evidence",
         "span_threshold",
     }
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["score", "--help"], ["train", "--help"]])
+def test_import_and_help_load_no_torch_and_no_model(argv):
+    """Issue 74: ``import xlscore`` and ``xlscore --help`` (any command's) start light: no
+    torch, no transformers, no estimator module that reads a model file."""
+    code = (
+        "import sys\n"
+        "import xlscore\n"
+        f"argv = {argv!r}\n"
+        "if argv:\n"
+        "    from xlscore.cli.main import main\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = ('torch', 'transformers', 'safetensors', 'xlscore.estimator.model')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines()[-1] == "[]"
+
+
+def test_the_lazy_names_are_the_public_ones():
+    """Every name of ``xlscore.__all__`` resolves (loaded on first use), and nothing else."""
+    import xlscore
+
+    for name in xlscore.__all__:
+        assert getattr(xlscore, name) is not None, name
+    assert set(dir(xlscore)) >= set(xlscore.__all__)
+    with pytest.raises(AttributeError):
+        xlscore.no_such_name  # noqa: B018
 
 
 @pytest.mark.slow
@@ -936,3 +973,32 @@ def test_usage_errors_exit_2():
     assert r.returncode == 2 and "the following arguments are required: -t/--mt" in r.stderr
     # argparse's own exit, from a real process
     assert xlscore("nonsense").returncode == 2
+
+
+def test_the_command_line_makes_its_scorer_by_the_preset_call_python_uses(monkeypatch):
+    """Issue 74: the options become ``XLScorer.preset(**settings)``, the call Python uses, so
+    a preset keeps what the options do not change (``--preset paper --multilingual X`` kept
+    the paper's Google translator and no consensus: the CLI's own flattening lost both)."""
+    from xlscore.cli.main import build_parser
+    from xlscore.cli.options import build_scorer
+    from xlscore.scoring.scorer import XLScorer
+
+    made: list = []
+    monkeypatch.setattr(
+        XLScorer, "__init__", lambda self, paper=None, **kw: made.append((paper, kw))
+    )
+
+    def scorer_of(*argv: str):
+        build_scorer(build_parser().parse_args(["score", "-s", "a", "-t", "b", *argv]))
+        return made[-1]
+
+    paper, kw = scorer_of("--preset", "paper", "--multilingual", "pack:e5-small")
+    assert paper.multilingual == "pack:e5-small" and paper.en_model is None
+    assert paper.translator == "google" and kw["consensus"] is False and kw["estimator"] is None
+    XLScorer.preset("paper", multilingual="pack:e5-small")
+    assert made[-1][0] == paper and made[-1][1]["consensus"] is False
+    paper, kw = scorer_of("--en-model", "x", "--ru-model", "y")
+    assert (paper.en_model, paper.ru_model, paper.multilingual) == ("x", "y", None)
+    assert kw["estimator"] == "default" and kw["consensus"] is True
+    paper, kw = scorer_of("--estimator", "none", "--no-consensus")
+    assert kw["estimator"] is None and kw["consensus"] is False

@@ -11,11 +11,11 @@ from conftest import DEMO, offline_scorer, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlscore.batch.consensus import alike_engines, consensus_group, copies_from_counts
+from xlscore.batch.consensus_pass import alike_engines, consensus_group, copies_from_counts
 from xlscore.errors import DuplicateEnginesWarning
-from xlscore.final_score import FinalScore
 from xlscore.metric.consensus import copy_engines, duplicate_engines
 from xlscore.results import ScoreResult
+from xlscore.scoring.blend import FinalScore
 
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]

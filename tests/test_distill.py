@@ -9,6 +9,7 @@ import pytest
 from xlscore import ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator
 from xlscore.io.judgments import ErrorMark, Judgment
+from xlscore.training import fit
 from xlscore.training.distill import (
     STUDENT,
     Pair,
@@ -55,7 +56,7 @@ def test_a_student_keeps_the_lowest_layers_and_survives_saving(unigram_dir, tmp_
     a = full.model.encoder.encoder.layer[0].state_dict()
     b = student.model.encoder.encoder.layer[0].state_dict()
     assert all(np.allclose(a[k].numpy(), b[k].numpy()) for k in a)
-    student.fit([_labelled()])
+    fit(student, [_labelled()])
     pred = student.predict(EN, RU)
     # trained on the teacher's scale: the predictions move to its mean (-0.5), where normal
     # scores would keep them about 0
@@ -105,7 +106,7 @@ def test_teacher_labels_give_the_teacher_s_score_back_through_the_student_s_form
     from conftest import offline_scorer
 
     from xlscore.checks import counted
-    from xlscore.final_score import estimator_score
+    from xlscore.scoring.blend import estimator_score
 
     pairs = LABELLED
     scorer = offline_scorer(fields="score")

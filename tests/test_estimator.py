@@ -11,6 +11,7 @@ import torch
 from xlscore import InputError, ModelError, XLScoreError
 from xlscore.estimator.model import QualityEstimator, read_metadata
 from xlscore.io.judgments import Judgment
+from xlscore.training import fit
 from xlscore.training.loop import Recipe
 
 WORDS_EN = ["the cat", "a cat sat", "the mat", "x b", "the cats sat on a mat"]
@@ -43,7 +44,7 @@ RECIPE = Recipe(
 
 @pytest.fixture(scope="module")
 def trained(unigram_dir):
-    return QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(_data())
+    return fit(QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32"), _data())
 
 
 def test_fit_predicts_finite_scores_and_saves_a_small_file(trained, tmp_path):
@@ -84,7 +85,7 @@ def test_bf16_is_close_to_fp32(trained):
 def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path, monkeypatch):
     import xlscore.training.loop as training
 
-    whole = QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(_data())
+    whole = fit(QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32"), _data())
     real, calls = training.batch_loss, {"n": 0}
 
     def dies_on_the_fifth(*args, **kwargs):
@@ -96,8 +97,11 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
     ckpt = tmp_path / "run.ckpt"
     monkeypatch.setattr(training, "batch_loss", dies_on_the_fifth)
     with pytest.raises(KeyboardInterrupt):
-        QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(
-            _data(), checkpoint=ckpt, checkpoint_every=2
+        fit(
+            QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32"),
+            _data(),
+            checkpoint=ckpt,
+            checkpoint_every=2,
         )
     from safetensors import safe_open
 
@@ -105,8 +109,11 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
         assert json.loads(fh.metadata()["xlscore_checkpoint"])["step"] == 4
     assert list(tmp_path.iterdir()) == [ckpt]  # one file, no half-written rest
     monkeypatch.setattr(training, "batch_loss", real)
-    resumed = QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32").fit(
-        _data(), checkpoint=ckpt, checkpoint_every=2
+    resumed = fit(
+        QualityEstimator(str(unigram_dir), recipe=RECIPE, dtype="fp32"),
+        _data(),
+        checkpoint=ckpt,
+        checkpoint_every=2,
     )
     assert np.allclose(
         resumed.predict(WORDS_EN, WORDS_RU), whole.predict(WORDS_EN, WORDS_RU), atol=1e-5
@@ -117,15 +124,17 @@ def test_an_interrupted_training_resumes_to_the_same_model(unigram_dir, tmp_path
         resumed.meta["training"]["epoch_loss"], whole.meta["training"]["epoch_loss"], atol=1e-5
     )
     with pytest.raises(XLScoreError, match="already trained"):
-        resumed.fit(_data())
+        fit(resumed, _data())
     (tmp_path / "bad.ckpt").write_bytes(b"\x00" * 64)
     with pytest.raises(XLScoreError, match=r"checkpoint .*bad\.ckpt cannot be read"):
-        QualityEstimator(str(unigram_dir), recipe=RECIPE).fit(
-            _data(), checkpoint=tmp_path / "bad.ckpt"
+        fit(
+            QualityEstimator(str(unigram_dir), recipe=RECIPE),
+            _data(),
+            checkpoint=tmp_path / "bad.ckpt",
         )
     other = replace(RECIPE, lr=2e-3)
     with pytest.raises(XLScoreError, match="written for other data or settings"):
-        QualityEstimator(str(unigram_dir), recipe=other).fit(_data(), checkpoint=ckpt)
+        fit(QualityEstimator(str(unigram_dir), recipe=other), _data(), checkpoint=ckpt)
 
 
 def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
@@ -134,12 +143,14 @@ def test_a_seed_soup_is_the_average_of_its_members(unigram_dir, tmp_path):
 
     one = replace(RECIPE, delta_rank=0)
     members = [
-        QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s), dtype="fp32").fit(_data())
+        fit(QualityEstimator(str(unigram_dir), recipe=replace(one, seed=s), dtype="fp32"), _data())
         for s in (1, 2)
     ]
     ckpt = tmp_path / "soup.ckpt"
-    soup = QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2), dtype="fp32").fit(
-        _data(), checkpoint=ckpt
+    soup = fit(
+        QualityEstimator(str(unigram_dir), recipe=replace(one, seeds=2), dtype="fp32"),
+        _data(),
+        checkpoint=ckpt,
     )
     assert soup.log.steps == sum(m.log.steps for m in members)
     params = [dict(m.model.named_parameters()) for m in members]
@@ -212,7 +223,7 @@ def test_bad_calls_are_refused(trained, unigram_dir):
     with pytest.raises(XLScoreError, match="unknown dtype"):
         QualityEstimator(str(unigram_dir), dtype="int3")
     with pytest.raises(TypeError):
-        QualityEstimator(str(unigram_dir)).fit(_data()[0])
+        fit(QualityEstimator(str(unigram_dir)), _data()[0])
     assert trained.predict([], []).shape == (0,)
 
 
@@ -270,7 +281,7 @@ def _marked():
 
 @pytest.fixture(scope="module")
 def extended(unigram_dir):
-    return QualityEstimator(str(unigram_dir), recipe=EXTENDED, dtype="fp32").fit(_marked())
+    return fit(QualityEstimator(str(unigram_dir), recipe=EXTENDED, dtype="fp32"), _marked())
 
 
 def test_the_extended_model_reports_parts_words_and_spans(extended, tmp_path):
@@ -388,7 +399,7 @@ def test_a_file_that_reads_its_similarity_from_its_own_pass_is_refused(trained, 
 
 
 def test_the_score_formula_is_one_function_for_numbers_and_arrays():
-    from xlscore.final_score import estimator_score
+    from xlscore.scoring.blend import estimator_score
 
     # no similarity weight: the estimate pulled towards the floor by the foreign share
     assert estimator_score(1.0, foreign=0.25, similarity=None, weight=0.0, floor=-4.0) == -0.25
@@ -466,9 +477,10 @@ def test_a_bad_similarity_weight_is_refused(trained, tmp_path):
 
 
 def test_an_uncompressed_model_is_recompressed_as_it_would_ship(unigram_dir, tmp_path):
-    est = QualityEstimator(
-        str(unigram_dir), recipe=replace(RECIPE, delta_rank=0), dtype="fp32"
-    ).fit(_data())
+    est = fit(
+        QualityEstimator(str(unigram_dir), recipe=replace(RECIPE, delta_rank=0), dtype="fp32"),
+        _data(),
+    )
     full = est.predict(WORDS_EN, WORDS_RU)
     big = est.save(tmp_path / "full.safetensors").stat().st_size
     est.recompress(2, 8)
@@ -488,7 +500,7 @@ def test_frozen_layers_and_a_feed_forward_head_survive_saving(unigram_dir, tmp_p
     recipe = replace(RECIPE, freeze_layers=1, head_hidden=8, da_regression=True)
     est = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32")
     before = {k: v.detach().clone() for k, v in est.model.named_parameters()}
-    est.fit(_data())
+    fit(est, _data())
     after = dict(est.model.named_parameters())
     frozen = [k for k in before if k.startswith("encoder.encoder.layer.0.")]
     tuned = [k for k in before if k.startswith("encoder.encoder.layer.1.")]
@@ -526,7 +538,7 @@ def test_layer_decay_slows_lower_layers_and_a_frozen_start_trains_the_heads_firs
         str(unigram_dir), recipe=replace(RECIPE, epochs=1.0, frozen_start=0.99), dtype="fp32"
     )
     before = {k: v.detach().clone() for k, v in frozen.model.named_parameters()}
-    frozen.fit(_data())
+    fit(frozen, _data())
     after = dict(frozen.model.named_parameters())
     layers = [k for k in before if k.startswith("encoder.encoder.layer.")]
     assert layers and all(torch.equal(before[k], after[k]) for k in layers)
@@ -547,7 +559,7 @@ def test_word_evidence_flags_reach_the_word_head_and_survive_saving(unigram_dir,
     )
     hidden = est.model.encoder.config.hidden_size
     assert est.model.word.in_features == hidden + len(EVIDENCE)
-    est.fit(_marked())
+    fit(est, _marked())
     src = ["the cat", "the cat"]
     mt = ["кусок", "кусок cat"]
     res = est.estimate(src, mt)
@@ -569,7 +581,7 @@ def test_the_meaning_head_learns_from_the_margins_and_blends_in_after_training(
     unigram_dir, tmp_path
 ):
     recipe = replace(RECIPE, synthetic=0.5, synthetic_weight=0.0, meaning_weight=1.0, head_hidden=8)
-    est = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(_data())
+    est = fit(QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), _data())
     assert est.model.use_meaning and est.meaning_blend == 0.0
     plain = est.estimate(WORDS_EN, WORDS_RU)
     # trained, the head says something, but with no blend the score is the sentence head's

@@ -3,7 +3,7 @@
 from types import SimpleNamespace
 
 from xlscore.checks import find_mismatches
-from xlscore.metric.anchors import find_anchors
+from xlscore.metric.anchor_pairs import find_anchors
 from xlscore.metric.evidence import gather, number_evidence
 from xlscore.results import Evidence
 from xlscore.text.words import split_words

@@ -7,7 +7,7 @@ import pytest
 
 from xlscore import XLScorer
 from xlscore.errors import XLScoreError
-from xlscore.fields import ALL, resolve_fields
+from xlscore.fields import ALL, DEFAULT, resolve_fields
 from xlscore.results import ScoreResult
 
 SOURCES = [
@@ -25,7 +25,9 @@ TRANSLATIONS = [
 
 
 def test_resolve_fields():
-    assert resolve_fields(None, estimator=True) == ALL
+    # one meaning of each value (issue 74): None is the default, as it is in every signature
+    assert resolve_fields(None, estimator=True) == resolve_fields(DEFAULT, estimator=True)
+    assert resolve_fields(None, estimator=True) == {"score", "evidence"}
     assert resolve_fields("all", estimator=True) == ALL
     assert resolve_fields("evidence", estimator=True) == {"score", "evidence"}
     assert resolve_fields(["score"], estimator=True) == {"score"}

@@ -19,7 +19,7 @@ def nothing_loads(monkeypatch):
     from xlscore.batch import distributed
     from xlscore.encoders.encoder import Encoder
     from xlscore.estimator.model import QualityEstimator
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     def never(*a, **k):
         raise AssertionError("a model loaded (or Ray started) for a run that must be refused")
@@ -93,7 +93,7 @@ def test_report_refuses_to_write_over_its_saved_scores(corpus, nothing_loads, tm
     src, mts = corpus
     import json
 
-    from xlscore.cli.corpus import inputs_digest
+    from xlscore.cli.engine_files import inputs_digest
     from xlscore.results import ScoreResult
 
     sources = src.read_text(encoding="utf-8").splitlines()

@@ -154,7 +154,7 @@ def test_part_files_are_recognised_by_job_and_row_count(tmp_path):
     )
     assert table.column("score").to_pylist() == [0.5, None, None, None]
     path = write_part(out, units[0], table, signature="sig", job="job1")
-    assert pq.read_schema(path).metadata[b"xlscore.signature"] == b"sig"
+    assert pq.read_schema(path).metadata[b"xlscore.scoring.signature"] == b"sig"
     (out / ".part-000001.parquet.123.tmp").write_bytes(b"half")
     assert finished_units(out, "job1", units) == {0}
     assert finished_units(out, "job2", units) == set()

@@ -1,5 +1,5 @@
-"""The estimator's fields scored in blocks (xlscore.pipeline): the CPU work in worker processes
-gives the results of one process to the last bit, resumes reproduce them, and a worker's
+"""The estimator's fields scored in blocks (xlscore.scoring.blocks): the CPU work in worker
+processes gives the results of one process to the last bit, resumes reproduce them, and a worker's
 warnings, errors and death reach the caller."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from conftest import offline_scorer, read_demo, run_cli
 
 from xlscore.errors import LongInputWarning, XLScoreError
 from xlscore.estimator.prediction import PassOutputs, PassQueue, read_pairs
-from xlscore.pipeline import blocks, runs_in_blocks
+from xlscore.scoring.blocks import blocks, runs_in_blocks
 
 
 @pytest.fixture(scope="module")
@@ -69,14 +69,14 @@ def test_workers_are_refused_where_a_model_beside_the_estimator_is_needed(scorer
 
 def test_a_workers_error_and_warnings_reach_the_caller(scorer, corpus, monkeypatch):
     src, mt = corpus
-    check = scorer.checking.run
+    check = scorer.rule_checks.run
 
     def failing(corpus):
         if any("BREAK" in t for t in corpus.texts()[1]):
             raise XLScoreError("broken pair")
         check(corpus)
 
-    monkeypatch.setattr(scorer.checking, "run", failing)
+    monkeypatch.setattr(scorer.rule_checks, "run", failing)
     with pytest.raises(XLScoreError, match="broken pair"):
         scorer.score(src[:4], [*mt[:3], "BREAK"], workers=2)
     # a pair longer than the estimator reads is cut, and the worker's warning is given here
@@ -89,7 +89,7 @@ def test_a_workers_error_and_warnings_reach_the_caller(scorer, corpus, monkeypat
 
 def test_a_worker_that_dies_stops_the_run_with_its_exit_code(scorer, corpus, monkeypatch):
     src, mt = corpus
-    monkeypatch.setattr(scorer.checking, "run", lambda corpus: os._exit(3))
+    monkeypatch.setattr(scorer.rule_checks, "run", lambda corpus: os._exit(3))
     with pytest.raises(XLScoreError, match="exit code 3"):
         scorer.score(src[:4], mt[:4], workers=1)
 
@@ -143,7 +143,7 @@ def test_a_blocks_results_come_out_before_the_next_blocks_are_prepared(scorer, c
     not after every block of the window has been prepared (a killed run keeps what came out)."""
     src, mt = corpus
     prepared: list[int] = []
-    run = scorer.checking.run
-    monkeypatch.setattr(scorer.checking, "run", lambda c: (prepared.append(len(c)), run(c))[1])
+    run = scorer.rule_checks.run
+    monkeypatch.setattr(scorer.rule_checks, "run", lambda c: (prepared.append(len(c)), run(c))[1])
     first = next(iter(scorer.iter_score(src, mt, chunk_size=4)))  # 6 chunks, a block each
     assert first[0] == 0 and prepared == [4]

@@ -13,6 +13,7 @@ from xlscore import XLScoreError
 from xlscore.estimator.crossencoder import SPECIAL, TRANSLATION, encode_pairs
 from xlscore.estimator.model import QualityEstimator
 from xlscore.estimator.recipe import PLAIN, PLAIN_HEADS, RECIPES
+from xlscore.training import fit
 from xlscore.training.loop import Recipe, make_examples, plan_length_batches, set_targets
 
 TINY = {"epochs": 2, "batch_size": 4, "lr": 1e-3, "head_lr": 1e-3, "delta_rank": 2, "seed": 1,
@@ -91,15 +92,15 @@ def test_the_named_recipes_are_the_issues():
 @pytest.fixture(scope="module")
 def plain(unigram_dir):
     recipe = replace(PLAIN, **TINY)
-    return QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(_marked()[:2])
+    return fit(QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), _marked()[:2])
 
 
 def test_heads_learn_on_frozen_states_and_the_sentence_score_stays(plain, unigram_dir, tmp_path):
     recipe = replace(PLAIN_HEADS, **TINY, synthetic=0.0, meaning_weight=0.0)
     with pytest.raises(XLScoreError, match="give the fitted model as start"):
-        QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(_marked())
-    heads = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(
-        _marked(), start=plain
+        fit(QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), _marked())
+    heads = fit(
+        QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), _marked(), start=plain
     )
     body = dict(plain.model.state_dict())
     for k, v in heads.model.state_dict().items():
@@ -114,6 +115,8 @@ def test_heads_learn_on_frozen_states_and_the_sentence_score_stays(plain, unigra
     assert np.array_equal(again.predict(src, mt), heads.predict(src, mt))
     assert again.meta["start"]["name"] == plain.name
     with pytest.raises(XLScoreError, match="only a recipe with heads_only"):
-        QualityEstimator(str(unigram_dir), recipe=replace(PLAIN, **TINY), dtype="fp32").fit(
-            _marked(), start=plain
+        fit(
+            QualityEstimator(str(unigram_dir), recipe=replace(PLAIN, **TINY), dtype="fp32"),
+            _marked(),
+            start=plain,
         )

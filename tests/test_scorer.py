@@ -268,7 +268,7 @@ def four_engines(offline):
 def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline, four_engines):
     from xlscore.metric.consensus import blend
     from xlscore.results import penalised
-    from xlscore.scorer import PAPER_CONSENSUS_WEIGHT
+    from xlscore.scoring.scorer import PAPER_CONSENSUS_WEIGHT
 
     src, engines = _engines(4)
     plain = offline_scorer(estimator=None, consensus=False)
@@ -321,9 +321,9 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     """``score`` checks its two lists once; the chunks, the corpus map and the estimator it
     calls on the way trust them (issue 25)."""
     import xlscore.metric.corpus as corpus_module
-    from xlscore import scorer as scorer_module
     from xlscore.estimator import prediction as estimator_module
     from xlscore.metric import paper as paper_module
+    from xlscore.scoring import scorer as scorer_module
 
     calls = []
     real = corpus_module.check_corpus

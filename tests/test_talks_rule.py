@@ -83,19 +83,20 @@ def test_a_wise_interpolation_runs_from_the_plain_model_to_the_multi_task_one(un
 
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.recipe import PLAIN
+    from xlscore.training import fit
 
     data = _marked()[:2]
     src, mt = [r.source for r in data[0]], [r.translation for r in data[0]]
 
-    def fit(**extra):
+    def trained(**extra):
         recipe = replace(PLAIN, **{**TINY, "delta_rank": 0, **extra})
-        return QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").fit(data)
+        return fit(QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), data)
 
     def base(est) -> np.ndarray:
         return np.array([e.base for e in est.estimate(src, mt)])
 
-    plain = fit()
-    multi = lambda: fit(batching="source", word_weight=1.0, seed=2)
+    plain = trained()
+    multi = lambda: trained(batching="source", word_weight=1.0, seed=2)
     ends = plain.predict(src, mt), base(multi())
     assert not np.allclose(*ends, atol=1e-4)
     at0 = estimator.interpolate(plain, multi(), 0.0)

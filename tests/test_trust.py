@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from xlscore.errors import LongInputWarning
 from xlscore.evaluation.compare import compare_engines
-from xlscore.final_score import CHECK_CAP, estimator_score
 from xlscore.io.outputs import output_lock
 from xlscore.metric.consensus import blend
 from xlscore.results import ScoreResult
+from xlscore.scoring.blend import CHECK_CAP, estimator_score
 
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
@@ -42,8 +42,8 @@ def test_a_resumed_run_computes_no_finished_chunk_and_counts_only_new_pairs(defa
     checks and the estimator on nothing; resuming at segment 5 computes the chunks from
     segment 4 on and tells the bar of the pairs after segment 5 only."""
     runs, passes = [], []
-    real_run, real_estimate = default.checking.run, default.final.estimator.estimate
-    monkeypatch.setattr(default.checking, "run", lambda c: runs.append(len(c)) or real_run(c))
+    real_run, real_estimate = default.rule_checks.run, default.final.estimator.estimate
+    monkeypatch.setattr(default.rule_checks, "run", lambda c: runs.append(len(c)) or real_run(c))
     monkeypatch.setattr(
         default.final.estimator,
         "estimate",
@@ -96,11 +96,14 @@ def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
     assert out.read_bytes() == whole
     for other, said in (
         (["--no-consensus"], "cons: "),
-        (["--variant", "all"], "variant: anchors in the file, all now"),
-        (["--fields", "all"], "fields: score+evidence in the file, all now"),
+        (["--fields", "all", "--variant", "all"], "fields: score+evidence in the file, all now"),
     ):
         r = run_cli(*args, "--resume", *other)
         assert r.returncode == 2 and "cannot resume" in r.stderr and said in r.stderr
+    # settings that act on no number the file holds (the paper's, without its columns): the
+    # same signature, so accepted (issue 74)
+    r = run_cli(*args, "--resume", "--variant", "all", "--idf", "--rescale")
+    assert r.returncode == 0 and "nothing left to score" in r.stderr, r.stderr
     assert out.read_bytes() == whole
     # the same file less its last system score is not finished: the models load to end it
     if fmt != "tsv":
@@ -112,7 +115,7 @@ def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
 def test_a_resumed_bar_counts_only_new_pairs_in_its_rate(capsys):
     """The bar of a run resumed at segment 3 of 4 starts at 9 of 12 pairs, which its rate does
     not count (counted, they gave a rate of thousands of pairs a second)."""
-    from xlscore.cli.corpus import PairProgress
+    from xlscore.cli.engine_files import PairProgress
 
     bar = PairProgress(4, 3, quiet=False, start=3)
     bar.close()
@@ -343,7 +346,7 @@ def test_utf16_is_named_by_its_byte_order_and_the_hint_names_the_file(tmp_path, 
 
 def test_a_warning_while_the_bar_is_drawn_starts_on_its_own_line(capsys):
     """Issue 71: the cut warning was printed onto the progress bar's line."""
-    from xlscore.cli.corpus import PairProgress
+    from xlscore.cli.engine_files import PairProgress
     from xlscore.cli.main import _one_line_warning
 
     bar = PairProgress(4, 3, quiet=False)
@@ -381,3 +384,34 @@ def test_interrupted_names_resume_and_a_mismatched_resume_is_refused_before_load
     r = run_cli("score", "-s", SRC, "-t", ENGINES[0], "-o", tmp_path / "new.jsonl")
     assert r.returncode == 130
     assert "the same command with --resume continues" in r.stderr and "new.jsonl" in r.stderr
+
+
+def test_the_signature_names_only_the_settings_that_acted():
+    """Issue 74: without the paper's columns its words, idf, rescaling and map change no
+    number, so neither the signature nor the settings ``--resume`` checks name them; with
+    the columns they do."""
+    from xlscore.cli.main import build_parser
+    from xlscore.cli.options import settings_before_loading
+    from xlscore.scoring.signature import PAPER_ONLY, signature_line
+
+    def before(*extra: str) -> str:
+        return settings_before_loading(
+            build_parser().parse_args(["score", "-s", "a", "-t", "b", *extra])
+        )
+
+    plain = before()
+    assert "variant:" not in plain and "idf:" not in plain and "rescale:" not in plain
+    assert before("--variant", "all", "--idf", "--rescale", "--alignment", "corpus") == plain
+    paper = before("--fields", "all")
+    assert "variant:anchors" in paper and "idf:no" in paper and "rescale:no" in paper
+    assert before("--fields", "all", "--variant", "all") != paper
+    encoder = {"model": "m", "layer": 9, "fingerprint": "0123456789", "dtype": "fp32"}
+    d = {
+        "version": "0.1.0", "en": None, "ru": encoder, "variant": "anchors", "idf": False,
+        "rescale": False, "consensus": "chrF*1>=3", "baseline": None, "lexicon": "lex",
+        "words": "w", "translator": "dictionary", "alignment": "corpus", "similarity": None,
+    }  # fmt: skip
+    without = signature_line({**d, "fields": ["score", "evidence"]}, None)
+    assert not [p for p in without.split("|") if p.partition(":")[0] in PAPER_ONLY]
+    with_paper = signature_line({**d, "fields": ["score", "evidence", "paper"]}, None)
+    assert {p.partition(":")[0] for p in with_paper.split("|")} >= set(PAPER_ONLY)

@@ -4,7 +4,7 @@ and the text format of what is kept by hand."""
 import pytest
 
 from xlscore.checks import known_names, name_words, number_words
-from xlscore.checks.text import number, pairs, words
+from xlscore.checks.common import number, pairs, words
 from xlscore.text import morph
 
 

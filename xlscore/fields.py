@@ -40,13 +40,14 @@ DEFAULT = "score,evidence"
 
 
 def resolve_fields(fields: str | Iterable[str] | None, *, estimator: bool) -> frozenset[str]:
-    """The field groups to compute: ``fields`` as a comma-separated string or names (``None``
-    or ``"all"``: every group that applies), always with ``"score"``, and with ``"paper"``
-    and without ``"similarity"`` when there is no ``estimator`` (the score is then the paper's
-    F1, and the similarity a field of the estimator's score). Unknown names are an error."""
+    """The field groups to compute: ``fields`` as a comma-separated string or names
+    (``"all"``: every group that applies; ``None``: :data:`DEFAULT`, as everywhere), always
+    with ``"score"``, and with ``"paper"`` and without ``"similarity"`` when there is no
+    ``estimator`` (the score is then the paper's F1, and the similarity a field of the
+    estimator's score). Unknown names are an error."""
     applicable = ALL if estimator else ALL - {"similarity"}
     if fields is None:
-        return applicable
+        fields = DEFAULT
     names = [f.strip() for f in (fields.split(",") if isinstance(fields, str) else fields)]
     names = [f for f in names if f]
     if names == ["all"]:

@@ -134,7 +134,7 @@ class ScoreResult:
             (:func:`xlscore.checks.counted`), for at most four of them
             (``check_cost``). Without one: F1 with the foreign-text penalty. When three or
             more candidates of one source are scored together (consensus on), the candidates'
-            agreement is blended in: :meth:`xlscore.final_score.FinalScore.blend_consensus`.
+            agreement is blended in: :meth:`xlscore.scoring.blend.FinalScore.blend_consensus`.
             Never below the floor, an empty translation's score (-4 with the default
             estimator, -1 for the paper's F1).
         estimate: the quality estimator's prediction (``None`` without an estimator), before
@@ -149,7 +149,7 @@ class ScoreResult:
             ``None``, like ``n_anchors``, when the paper's columns are not computed.
         consensus: the translation's mean sentence chrF (0..1) against the other candidates
             of the same source, when it entered the score (at least
-            :data:`~xlscore.final_score.CONSENSUS_MIN` scored together, consensus on); else
+            :data:`~xlscore.scoring.blend.CONSENSUS_MIN` scored together, consensus on); else
             ``None``. ``estimate`` never depends on the other candidates.
         n_anchors, anchors: the anchor pairs, ``(english_word, russian_word)``.
         anchors_at: where they are, ``(source_start, source_end, translation_start,

@@ -31,7 +31,7 @@ class _Worker:
         import ray
         import torch
 
-        from xlscore.scorer import XLScorer
+        from xlscore.scoring.scorer import XLScorer
 
         if threads:
             torch.set_num_threads(int(threads))
@@ -44,7 +44,7 @@ class _Worker:
             config["alignment"] = ray.get(extras["aligner"])
         self.columns = PairColumns(**extras["columns"])
         self.allow_empty = bool(extras["allow_empty"])
-        self.scorer = XLScorer.offline(**config)
+        self.scorer = XLScorer.preset(**config)
         self.pid, self.host = os.getpid(), socket.gethostname()
 
     def _rows(self, batch) -> tuple[Unit, UnitRows, list[int]]:

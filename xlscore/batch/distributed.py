@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlscore.batch.actors import _MapStatistics, _ScoreUnits
-from xlscore.batch.consensus import finish_consensus
+from xlscore.batch.consensus_pass import finish_consensus
 from xlscore.batch.console import native_lines_to, progress_bar, ray_data_console_muted
 from xlscore.batch.output import (
     MANIFEST,
@@ -173,8 +173,9 @@ def score_dataset(
         inputs: Parquet, JSON-lines or TSV files, or folders of them.
         output: the folder of part files; another job's output there is an error unless
             ``overwrite``.
-        scorer: settings by name (:meth:`xlscore.XLScorer.offline`), as names and paths (default:
-            the offline default scorer); every worker builds the same scorer.
+        scorer: settings by name (:meth:`xlscore.XLScorer.preset`: ``preset`` and what it
+            changes), as names and paths (default: the offline default scorer); every worker
+            builds the same scorer.
         columns: which input columns hold the id, engine, source and translation.
         workers: actors in the pool.
         gpus_per_worker, cpus_per_worker: each actor's share (CPUs default to less than one
@@ -192,7 +193,7 @@ def score_dataset(
     Returns:
         The job's summary: units and rows scored, kept and in error.
     """
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
     t0 = time.perf_counter()
     files = discover(inputs)
@@ -204,7 +205,7 @@ def score_dataset(
         raise XLScoreError("workers must be at least 1")
     units = plan_units(files, columns, rows_per_file)
     total = sum(u.rows for u in units)
-    driver = XLScorer.offline(**config)  # checks the settings, and fits or loads the map
+    driver = XLScorer.preset(**config)  # checks the settings, and fits or loads the map
     settings = {
         "scorer": config,
         "columns": vars(columns),

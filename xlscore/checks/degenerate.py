@@ -20,7 +20,7 @@ much of the translation is degenerate, a **share** from 0 to 1:
 
 The pair's share (:attr:`Degeneracy.share`, the kinds combined as independent pulls) pulls the
 estimator's score towards the floor as the share of foreign words does
-(:func:`xlscore.final_score.estimator_score`), and from :data:`FLAG_SHARE` on the translation is
+(:func:`xlscore.scoring.blend.estimator_score`), and from :data:`FLAG_SHARE` on the translation is
 flagged ``degenerate``: it is ranked last and takes no part in the candidates' consensus, as
 an empty or untranslated one. The findings say what was found; they cost the score nothing
 beyond that pull (``Finding.counts`` marks them as costing points).

@@ -7,8 +7,8 @@ from __future__ import annotations
 import regex
 
 from xlscore.checks import number_words as W
+from xlscore.checks.common import ROMAN
 from xlscore.checks.quantities import _key, _near_unit, _Qty
-from xlscore.checks.text import ROMAN
 from xlscore.text.morph import fold_ru
 from xlscore.text.words import compiled, split_words
 

@@ -8,7 +8,7 @@ that starts with it.
 
 from __future__ import annotations
 
-from xlscore.checks.text import pairs, words
+from xlscore.checks.common import pairs, words
 
 
 def _calendar_words() -> frozenset[str]:

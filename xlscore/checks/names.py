@@ -11,8 +11,8 @@ from typing import NamedTuple
 import regex
 
 from xlscore.checks import name_words as W
+from xlscore.checks.common import ROMAN, _sentence_initial
 from xlscore.checks.known_names import KNOWN_NAMES
-from xlscore.checks.text import ROMAN, _sentence_initial
 from xlscore.checks.translit import (
     _first_letters,
     _plain_latin,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 from xlscore.checks import negation_words as W
-from xlscore.checks.text import words
+from xlscore.checks.common import words
 from xlscore.finding import Finding
 from xlscore.text.morph import fold_ru, is_known, lemma, parses
 from xlscore.text.words import compiled, split_words

@@ -7,7 +7,7 @@ that starts with it.
 
 from __future__ import annotations
 
-from xlscore.checks.text import words
+from xlscore.checks.common import words
 
 EN_NEGATIONS = frozenset(
     words(

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from num2words import num2words
 
-from xlscore.checks.text import number, pairs, words
+from xlscore.checks.common import number, pairs, words
 from xlscore.text.morph import analyzer, fold_ru
 
 _TEENS = range(20)

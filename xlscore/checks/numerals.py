@@ -9,8 +9,8 @@ import functools
 import regex
 
 from xlscore.checks import number_words as W
+from xlscore.checks.common import _sentence_initial
 from xlscore.checks.quantities import _key, _near_unit, _Qty
-from xlscore.checks.text import _sentence_initial
 from xlscore.text.morph import fold_ru, lemma, parses
 from xlscore.text.words import compiled, split_words
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import regex
 
 from xlscore.checks import number_words as W
-from xlscore.checks.text import words
+from xlscore.checks.common import words
 from xlscore.text.morph import fold_ru
 from xlscore.text.words import compiled
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from xlscore.cli.corpus import PairProgress, inputs_digest, read_corpus, score_engines
+from xlscore.cli.engine_files import PairProgress, inputs_digest, read_corpus, score_engines
 from xlscore.cli.options import (
     build_scorer,
     input_files,
@@ -303,19 +303,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------- train
 def cmd_train(args: argparse.Namespace) -> int:
-    from dataclasses import fields
-
+    from xlscore.cli.options import train_recipe
     from xlscore.estimator.model import QualityEstimator
     from xlscore.io.error_marks import attach_errors, read_error_marks
-    from xlscore.io.judgments import (
-        leave_out_sources,
-        read_judgments,
-        sample_sources,
-        split_sets,
-    )
-    from xlscore.training.loop import Recipe, remove_checkpoint
+    from xlscore.io.judgments import leave_out_sources, read_judgments, sample_sources, split_sets
+    from xlscore.training import fit
+    from xlscore.training.loop import remove_checkpoint
 
-    recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
+    recipe = train_recipe(args)
     if args.meaning_blend and not recipe.meaning_weight:
         raise XLScoreError("--meaning-blend needs a meaning head: give --meaning-weight above 0")
     out = Path(args.output)
@@ -351,7 +346,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if checkpoint.exists() and not args.quiet:
         print(f"xlscore: resuming from {checkpoint}", file=sys.stderr)
     est = QualityEstimator(args.base, recipe=recipe, device=args.device)
-    est.fit(datasets, progress=not args.quiet, checkpoint=checkpoint)
+    fit(est, datasets, progress=not args.quiet, checkpoint=checkpoint)
     est.similarity_weight = args.similarity_weight
     est.meaning_blend = args.meaning_blend
     est.check_weight = args.check_weight
@@ -396,7 +391,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_lexicon(args: argparse.Namespace) -> int:
-    from xlscore.metric.anchors import is_cyrillic
+    from xlscore.metric.anchor_pairs import is_cyrillic
     from xlscore.metric.lexicon import Lexicon
 
     lex = Lexicon.load(args.lexicon)

@@ -36,7 +36,7 @@ from xlscore.cli.options import (
     recipe_type,
 )
 from xlscore.cli.report import add_report_parser
-from xlscore.encoders.arithmetic import DTYPES
+from xlscore.encoders.dtypes import DTYPES
 from xlscore.errors import XLScoreError
 from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.io.writers import WRITERS
@@ -45,7 +45,7 @@ from xlscore.io.writers import WRITERS
 # ---------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``xlscore`` command."""
-    from xlscore.scorer import CHUNK_PAIRS
+    from xlscore.metric.corpus import CHUNK_PAIRS
 
     parser = argparse.ArgumentParser(
         prog="xlscore",
@@ -232,19 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", help="checkpoint file (default: OUTPUT.ckpt)")
     p.add_argument("--device", help="cpu, cuda, ... (default: CUDA when present)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    from xlscore.estimator.model import shipped_recipe
-    from xlscore.estimator.recipe import Recipe  # the record: no training code loads
+    from xlscore.estimator.recipe import Recipe  # the record: no training code, no torch
 
-    # the defaults are the shipped estimator's recipe, read from its file
-    ships = shipped_recipe()
-    g = p.add_argument_group("recipe (defaults: the shipped estimator's, read from its file)")
+    # a setting not given is the shipped estimator's, read from its file when training starts
+    # (not here: the parser reads no model file)
+    g = p.add_argument_group(
+        "recipe (each default: the shipped estimator's setting, read from its file when "
+        "training starts)"
+    )
     for f in Recipe.__dataclass_fields__.values():
-        g.add_argument(
-            "--" + f.name.replace("_", "-"),
-            type=recipe_type(f.default),
-            default=getattr(ships, f.name),
-            help=f"(default {getattr(ships, f.name)})",
-        )
+        g.add_argument("--" + f.name.replace("_", "-"), type=recipe_type(f.default))
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("plot", help="figures", description="Draw figures.")

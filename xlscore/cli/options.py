@@ -7,9 +7,10 @@ import argparse
 import math
 from collections.abc import Callable
 
-from xlscore.encoders.arithmetic import DTYPES
+from xlscore.encoders.dtypes import DTYPES
 from xlscore.errors import XLScoreError
-from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS
+from xlscore.estimator.recipe import Recipe
+from xlscore.metric.settings import PRESETS
 from xlscore.metric.translators import TRANSLATORS
 
 
@@ -41,6 +42,17 @@ def yes_no(text: str) -> bool:
     if value in ("no", "false", "off", "0"):
         return False
     raise argparse.ArgumentTypeError(f"{text!r} is not yes or no")
+
+
+def train_recipe(args: argparse.Namespace) -> Recipe:
+    """``xlscore train``'s recipe: each setting given on the command line, the others the
+    shipped estimator's (read from its file here, when training starts, not by the parser)."""
+    from dataclasses import fields, replace
+
+    from xlscore.estimator.model import shipped_recipe
+
+    given = {f.name: v for f in fields(Recipe) if (v := getattr(args, f.name)) is not None}
+    return replace(shipped_recipe(), **given)
 
 
 def recipe_type(default: object) -> Callable[[str], object]:
@@ -205,21 +217,14 @@ def parse_layer(value: str | None):
 
 
 def scorer_options(args: argparse.Namespace) -> dict:
-    """The settings by name (:meth:`xlscore.XLScorer.offline`) the command-line options give:
-    the preset's (:data:`~xlscore.metric.settings.PRESETS`), changed by the options. They are
-    checked where the settings' record is made (:class:`~xlscore.PaperSettings`)."""
-    cfg = PRESETS[args.preset].settings()
-    if args.multilingual:
-        cfg = {"multilingual": args.multilingual, "estimator": cfg["estimator"]}
-    if args.en_model or args.ru_model:
-        if not args.multilingual:
-            cfg.pop("multilingual", None)
-            cfg.setdefault("en_model", OFFLINE_EN)
-            cfg.setdefault("ru_model", OFFLINE_RU)
-        if args.en_model:
-            cfg["en_model"] = args.en_model
-        if args.ru_model:
-            cfg["ru_model"] = args.ru_model
+    """The settings by name the command-line options give, for
+    :meth:`xlscore.XLScorer.preset` (``preset``: the preset they start from; the others: what
+    the options change, which that call applies as it does for Python). They are checked where
+    the settings' record is made (:class:`~xlscore.PaperSettings`)."""
+    cfg: dict = {"preset": args.preset}
+    for key in ("multilingual", "en_model", "ru_model"):
+        if getattr(args, key):
+            cfg[key] = getattr(args, key)
     if args.translator:
         cfg["translator"] = args.translator
     if args.estimator is not None:
@@ -237,43 +242,46 @@ def scorer_options(args: argparse.Namespace) -> dict:
         "rescale": args.rescale,
         "device": args.device,
         "dtype": args.dtype,
-        "fields": getattr(args, "fields", None),
+        # the commands without --fields (report, evaluate, fit, plot) compute every field
+        "fields": getattr(args, "fields", "all"),
     }
 
 
 def settings_before_loading(args: argparse.Namespace) -> str:
-    """The parts of the signature (:func:`xlscore.signature.signature_line`) that the options
-    give before any model loads, as the signature writes them (``xlscore:0.1.0|variant:anchors|
-    idf:no|fields:score+evidence``, with ``est:no``, ``cons:no`` and ``rescale:no`` when they
-    are off): what ``--resume`` compares at once. The models' names, fingerprints and dtypes
+    """The parts of the signature (:func:`xlscore.scoring.signature.signature_line`) that the
+    options give before any model loads, as the signature writes them (``xlscore:0.1.0|
+    fields:score+evidence``, with ``est:no`` and ``cons:no`` when they are off, and the
+    paper's ``variant``, ``idf`` and ``rescale`` when its columns are computed): what
+    ``--resume`` compares at once. The models' names, fingerprints and dtypes
     need the models."""
     from xlscore._version import __version__
     from xlscore.fields import FIELDS, resolve_fields
 
     opts = scorer_options(args)
-    estimator = opts["estimator"] is not None
+    preset = PRESETS[args.preset]
+    estimator = opts.get("estimator", preset.estimator) is not None
     chosen = resolve_fields(opts["fields"], estimator=estimator)
-    every = resolve_fields(None, estimator=estimator)
+    every = resolve_fields("all", estimator=estimator)
+    paper = "paper" in chosen  # else the paper's settings act on nothing (signature.PAPER_ONLY)
     parts = {
         "xlscore": __version__,
-        "variant": args.variant,
-        "idf": "yes" if args.idf else "no",
+        **({"variant": args.variant, "idf": "yes" if args.idf else "no"} if paper else {}),
         "fields": "all" if chosen == every else "+".join(f for f in FIELDS if f in chosen),
     }
     if not estimator:
         parts["est"] = "no"
-    if not opts.get("consensus", PRESETS[args.preset].consensus):
+    if not opts.get("consensus", preset.consensus):
         parts["cons"] = "no"
-    if not args.rescale:
+    if paper and not args.rescale:
         parts["rescale"] = "no"
     return "|".join(f"{k}:{v}" for k, v in parts.items())
 
 
 def build_scorer(args: argparse.Namespace):
     """An :class:`~xlscore.XLScorer` from the command-line options."""
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
-    return XLScorer.offline(**scorer_options(args))
+    return XLScorer.preset(**scorer_options(args))
 
 
 def load_scorer(args: argparse.Namespace):

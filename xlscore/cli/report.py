@@ -63,7 +63,7 @@ def _renamed(engines: dict[str, list[str]], names: list[str] | None) -> dict[str
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from xlscore.cli.corpus import inputs_digest, read_corpus, score_engines
+    from xlscore.cli.engine_files import inputs_digest, read_corpus, score_engines
     from xlscore.cli.options import input_files, load_scorer
     from xlscore.io.outputs import check_output
     from xlscore.report.page import read_saved_scores, write_report

@@ -28,9 +28,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import torch
 
+from xlscore.encoders.dtypes import DTYPES as DTYPES  # defined without torch
 from xlscore.errors import ModelError
 
-DTYPES = ("auto", "fp32", "bf16", "fp16", "int8")
 #: padded widths of forward passes are multiples of this many pieces
 WIDTH_STEP = 16
 #: pieces per forward pass (rows x width) on each kind of device

@@ -5,7 +5,7 @@ become the score, as one typed record stored in the file's metadata with the wei
 the estimate already holds ``meaning_blend`` times the meaning head's output
 (:mod:`xlscore.estimator.crossencoder`); without a similarity weight the estimate is pulled
 towards the floor by the share of foreign words instead
-(:func:`xlscore.final_score.estimator_score`). When three or more translations of one source
+(:func:`xlscore.scoring.blend.estimator_score`). When three or more translations of one source
 are scored together, ``consensus_weight`` times the spread of their scores times the z score of
 each one's agreement with the others is added (:func:`xlscore.metric.consensus.blend`). The
 scorer, the distillation of a student and the ship gate all read it from the file through

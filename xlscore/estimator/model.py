@@ -16,7 +16,7 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``est:NAME#digest`` names it in signatures. A file may also carry a ``similarity_weight``
 ``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
 cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
-(:meth:`xlscore.final_score.FinalScore.apply_estimator`) — the shipped default gives it no weight,
+(:meth:`xlscore.scoring.blend.FinalScore.apply_estimator`) — the shipped default gives it no weight,
 since it ranks the literal rendering of strong engines first (docs/estimator.md).
 A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
 machine output (:func:`xlscore.checks.counted`: numbers, a dropped
@@ -149,7 +149,7 @@ class QualityEstimator(EstimatorNetwork):
     """Predicts the quality of English->Russian translations from source and translation.
 
     ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
-    ``pack:e5-small``); :meth:`fit` trains it, :meth:`load` reads a trained one
+    ``pack:e5-small``); :func:`xlscore.training.fit` trains it, :meth:`load` reads a trained one
     (``"default"``: the shipped estimator). ``dtype``: the arithmetic of predictions,
     ``"auto"`` (bfloat16 autocast where the processor computes in bfloat16, else float32),
     ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.encoders.arithmetic`); training
@@ -195,48 +195,6 @@ class QualityEstimator(EstimatorNetwork):
             pointed=pointed,
             forwarded=forwarded,
         )[1]
-
-    # ------------------------------------------------------------------ training
-    def fit(
-        self,
-        datasets: Sequence[Sequence[Judgment]],
-        *,
-        progress: bool = False,
-        checkpoint: str | os.PathLike | None = None,
-        checkpoint_every: int = 200,
-        corrupt: Callable[..., object] | None = None,
-        start: QualityEstimator | None = None,
-    ) -> QualityEstimator:
-        """Train on judged data sets.
-
-        Args:
-            datasets: each a list of :class:`Judgment`; human scores are put on one scale per
-                set.
-            progress: show a progress bar.
-            checkpoint: a file to save progress in and resume from; with ``recipe.seeds`` > 1
-                each member of the soup has its own (``CHECKPOINT.seedN``), kept until the
-                caller removes them.
-            checkpoint_every: steps between saves.
-            corrupt: the synthetic corruption function (default
-                :func:`xlscore.training.corruptions.corrupt` when ``recipe.synthetic`` > 0).
-            start: the fitted estimator whose encoder and sentence head a ``heads_only``
-                recipe keeps, training the word and meaning heads on its states.
-
-        Returns:
-            This estimator, trained, its weights compressed as :meth:`save` stores them (so
-            predictions before and after saving agree).
-        """
-        from xlscore.training.fitting import fit_estimator  # training stays off the scoring path
-
-        return fit_estimator(
-            self,
-            datasets,
-            progress=progress,
-            checkpoint=checkpoint,
-            checkpoint_every=checkpoint_every,
-            corrupt=corrupt,
-            start=start,
-        )
 
     def recompress(self, rank: int, bits: int) -> QualityEstimator:
         """Store the fine-tune's change at another rank and width (what :meth:`save` writes;

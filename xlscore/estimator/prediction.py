@@ -2,7 +2,7 @@
 (:func:`predict_pairs`, :class:`Estimate`), in three steps that can run apart: the distinct
 pairs read into pieces (:func:`read_pairs`, CPU work), their forward passes
 (:class:`PassQueue`, the model), and the estimates made of the passes' outputs
-(:func:`estimates_of`, CPU work). :mod:`xlscore.pipeline` runs the CPU steps in worker
+(:func:`estimates_of`, CPU work). :mod:`xlscore.scoring.blocks` runs the CPU steps in worker
 processes beside the passes.
 
 Each distinct normalised pair is encoded once and read in a forward pass whose shape depends only

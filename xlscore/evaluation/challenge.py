@@ -19,7 +19,7 @@ from pathlib import Path
 
 from xlscore.errors import InputError
 from xlscore.io.inputs import read_columns
-from xlscore.scorer import XLScorer, rank_order
+from xlscore.scoring.scorer import XLScorer, rank_order
 
 COLUMNS = ("case", "phenomenon", "source", "good", "bad")
 

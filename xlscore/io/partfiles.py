@@ -16,7 +16,7 @@ from pathlib import Path
 from xlscore.io import schema
 from xlscore.io.pairfiles import Unit, UnitRows
 
-META_SIGNATURE, META_JOB, META_UNIT = b"xlscore.signature", b"xlscore.job", b"xlscore.unit"
+META_SIGNATURE, META_JOB, META_UNIT = b"xlscore.scoring.signature", b"xlscore.job", b"xlscore.unit"
 
 
 def output_schema(keep_text: bool):

@@ -1,4 +1,4 @@
-"""The anchors of each pair (:mod:`xlscore.metric.anchors`) over its embedded words: the word
+"""The anchors of each pair (:mod:`xlscore.metric.anchor_pairs`) over its embedded words: the word
 translator's candidates (a dictionary for the whole corpus at once, or word alignment in the
 similarity encoder's space, pair by pair), each distinct pair anchored once. The anchors give
 the paper's anchors-only BERTScore and map, the foreign-text share and flags that the score
@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 
 from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError, XLScoreError
-from xlscore.metric.anchors import AnchorSet, SourceSide, find_anchors, is_cyrillic, source_side
+from xlscore.metric.anchor_pairs import (
+    AnchorSet,
+    SourceSide,
+    find_anchors,
+    is_cyrillic,
+    source_side,
+)
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.similarity import Similarity

@@ -6,11 +6,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from xlscore.encoders.encoder import WordVectors
 from xlscore.errors import InputError
 from xlscore.finding import Finding
-from xlscore.metric.anchors import AnchorSet
+from xlscore.metric.anchor_pairs import AnchorSet
+
+if TYPE_CHECKING:  # the vectors' type only: the module loads no torch (``xlscore --help``)
+    from xlscore.encoders.encoder import WordVectors
 
 #: pairs embedded and scored together (bounds memory)
 CHUNK_PAIRS = 10_000
@@ -84,7 +87,7 @@ class PreparedCorpus:
     #: alignment) and ``src`` holds another encoder's vectors
     sim_src: list[WordVectors] | None = None
     #: each pair's rule-check findings, when the scorer ran the checks
-    #: (:class:`xlscore.checking.Checking`)
+    #: (:class:`xlscore.scoring.rule_checks.RuleChecks`)
     findings: list[tuple[Finding, ...]] | None = None
 
     def __len__(self) -> int:

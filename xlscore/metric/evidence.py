@@ -3,9 +3,9 @@ low: source content words that no translation word answers (possible omissions),
 words that are not Russian (untranslated or another language; names and acronyms excepted),
 and numbers that appear on one side only.
 
-It is read off the anchors (:mod:`xlscore.metric.anchors`), so it is only as good as the dictionary:
-a source word translated by a synonym the dictionary does not list shows as unmatched. Treat
-the lists as places to look, not as verdicts.
+It is read off the anchors (:mod:`xlscore.metric.anchor_pairs`), so it is only as good as the
+dictionary: a source word translated by a synonym the dictionary does not list shows as unmatched.
+Treat the lists as places to look, not as verdicts.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from xlscore.finding import Finding
-from xlscore.metric.anchors import AnchorSet
+from xlscore.metric.anchor_pairs import AnchorSet
 from xlscore.results import Evidence, Span
 
 #: numbers on one side only, as written and where: ``(numbers, spans)`` for the source's the

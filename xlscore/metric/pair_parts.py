@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from xlscore.encoders.encoder import WordVectors
 from xlscore.finding import Finding
-from xlscore.metric.anchors import AnchorSet
+from xlscore.metric.anchor_pairs import AnchorSet
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.evidence import gather, number_evidence
 from xlscore.results import Evidence, ScoreResult
@@ -37,7 +37,7 @@ def findings(corpus: PreparedCorpus, k: int) -> tuple[Finding, ...]:
     return () if corpus.findings is None else corpus.findings[k]
 
 
-def unscored(corpus: PreparedCorpus, with_evidence: bool) -> list[ScoreResult]:
+def without_paper_columns(corpus: PreparedCorpus, with_evidence: bool) -> list[ScoreResult]:
     """Results of a corpus prepared without the paper's columns: flags, foreign share,
     findings and (``with_evidence``) evidence; no P/R/F1 or anchors, and a ``score`` that the
     final score sets."""

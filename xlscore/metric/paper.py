@@ -4,7 +4,7 @@ reference.
 
 1. embed the sources with the English encoder and the translations with the Russian one
    (each unique sentence once, in length-sorted batches);
-2. find anchor pairs with the word translator (:mod:`xlscore.metric.anchors`);
+2. find anchor pairs with the word translator (:mod:`xlscore.metric.anchor_pairs`);
 3. map the Russian word vectors into the English space with an orthogonal map
    (:class:`xlscore.metric.mapping.Maps`): by default the dictionary map refined on the anchors
    of the texts being scored, or the dictionary map alone, a saved map, or the identity for a
@@ -107,7 +107,7 @@ class PaperScorer:
         return checked_variant(variant, self.variant)
 
     def describe(self, *, english: bool = True) -> dict:
-        """This part's settings in the scorer's description (:mod:`xlscore.signature`);
+        """This part's settings in the scorer's description (:mod:`xlscore.scoring.signature`);
         ``english=False``: ``None`` for the English encoder (not loaded for it)."""
         baseline = self.baseline or self.last_baseline
         return {
@@ -151,7 +151,7 @@ class PaperScorer:
         return corpus
 
     # ------------------------------------------------------------------ scoring
-    def settle_corpus(
+    def fit_corpus_in_chunks(
         self,
         sources: list[str],
         systems: dict[str, list[str]],
@@ -169,9 +169,9 @@ class PaperScorer:
             if self.maps.mode == "corpus" and not self.multilingual
             else self.maps.choose(None, progress)
         )
-        return self.settle(all_src, all_mt, variant, aligner, None, progress)
+        return self.fit_corpus(all_src, all_mt, variant, aligner, None, progress)
 
-    def settle(
+    def fit_corpus(
         self,
         sources: list[str],
         translations: list[str],
@@ -216,10 +216,12 @@ class PaperScorer:
                 "this corpus was prepared without the paper's columns; "
                 "prepare it with PaperScorer.prepare (or XLScorer.prepare)"
             )
-        settled = self.settle(*corpus.texts(), variant, aligner, corpus, progress, idf, baseline)
-        return self.score_core(corpus, variant, *settled)
+        settled = self.fit_corpus(
+            *corpus.texts(), variant, aligner, corpus, progress, idf, baseline
+        )
+        return self.paper_columns(corpus, variant, *settled)
 
-    def score_core(
+    def paper_columns(
         self,
         corpus: PreparedCorpus,
         variant: str,

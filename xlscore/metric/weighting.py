@@ -36,7 +36,7 @@ class BaselineScorer(Protocol):
         self, sources: Sequence[str], translations: Sequence[str], *, progress: bool = False
     ) -> PreparedCorpus: ...
 
-    def score_core(
+    def paper_columns(
         self, corpus: PreparedCorpus, variant: str, aligner: ProcrustesAligner, idf, baseline
     ) -> list[ScoreResult]: ...
 
@@ -102,7 +102,7 @@ def compute_baseline(
             else None
         )
     corpus = paper.prepare([nxt[s] for s, _ in pairs], [t for _, t in pairs], progress=progress)
-    results = paper.score_core(corpus, variant, aligner, idf, None)
+    results = paper.paper_columns(corpus, variant, aligner, idf, None)
     used = [r for r in results if variant == "all" or r.n_anchors]
     if not used:
         raise XLScoreError("no mismatched pair found an anchor; cannot set a baseline")

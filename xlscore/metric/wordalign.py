@@ -6,8 +6,8 @@ words align when each is the other's most similar word (a mutual best match) and
 similarity reaches a floor; a second round repeats the matching among the words left over
 (the idea of SimAlign's *itermax*, Jalili Sabet et al. 2020), so that a word whose best match
 was taken by a closer pair can still find its own. The pairs found stand in for the
-dictionary's anchors (:mod:`xlscore.metric.anchors`): the paper's Procrustes map and anchors-only
-BERTScore are then computed from them as from dictionary anchors.
+dictionary's anchors (:mod:`xlscore.metric.anchor_pairs`): the paper's Procrustes map and
+anchors-only BERTScore are then computed from them as from dictionary anchors.
 
 Measured against Müller's dictionary anchors on the Russian words it has an entry for
 (at tag research-2026-11, ``experiments/alignment_anchors.py``; docs/record.md): the

@@ -27,7 +27,7 @@ from xlscore.training.loop import Recipe, draw_corruptions
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
-    from xlscore.scorer import XLScorer
+    from xlscore.scoring.scorer import XLScorer
 
 #: the student's recipe unless told otherwise: e5-small's lowest 4 layers, all trained, the
 #: teacher's head shapes and word head, no ranking or margin losses (the teacher's scores

@@ -32,7 +32,7 @@ from xlscore.training.loop import (
 Estimator = TypeVar("Estimator", bound=EstimatorNetwork)
 
 
-def fit_estimator(
+def fit(
     est: Estimator,
     datasets: Sequence[Sequence[Judgment]],
     *,
@@ -42,8 +42,28 @@ def fit_estimator(
     corrupt: Callable[..., object] | None = None,
     start: EstimatorNetwork | None = None,
 ) -> Estimator:
-    """Train ``est`` (untrained) in place; :meth:`QualityEstimator.fit` says what the
-    arguments mean. Returns ``est``."""
+    """Train an untrained estimator on judged data sets, in place (the runtime model has no
+    ``fit``: training code stays off the scoring path).
+
+    Args:
+        est: the estimator (:class:`~xlscore.estimator.model.QualityEstimator`, untrained), its
+            recipe what decides the training.
+        datasets: each a list of :class:`Judgment`; human scores are put on one scale per
+            set.
+        progress: show a progress bar.
+        checkpoint: a file to save progress in and resume from; with ``recipe.seeds`` > 1
+            each member of the soup has its own (``CHECKPOINT.seedN``), kept until the
+            caller removes them.
+        checkpoint_every: steps between saves.
+        corrupt: the synthetic corruption function (default
+            :func:`xlscore.training.corruptions.corrupt` when ``recipe.synthetic`` > 0).
+        start: the fitted estimator whose encoder and sentence head a ``heads_only``
+            recipe keeps, training the word and meaning heads on its states.
+
+    Returns:
+        ``est``, trained, its weights compressed as its ``save`` stores them (so predictions
+        before and after saving agree).
+    """
     if not datasets or isinstance(datasets[0], Judgment):
         raise TypeError("fit takes a list of data sets, each a list of Judgment")
     if est.fitted:

@@ -33,8 +33,8 @@
 This module holds the loop (:func:`train_loop`, with its checkpoints); the recipe is
 :mod:`xlscore.estimator.recipe`, the targets and batches :mod:`xlscore.training.data`,
 the loss :mod:`xlscore.training.loss`, and the fit of a
-:class:`~xlscore.estimator.model.QualityEstimator` (the seed soup) its
-:meth:`~xlscore.estimator.model.QualityEstimator.fit`. Their names are importable from here too.
+:class:`~xlscore.estimator.model.QualityEstimator` (the seed soup)
+:func:`xlscore.training.fitting.fit`. Their names are importable from here too.
 """
 
 from __future__ import annotations

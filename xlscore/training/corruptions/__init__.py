@@ -42,7 +42,7 @@ from xlscore.training.corruptions.lexical import (
     named_entity,
     substitution,
 )
-from xlscore.training.corruptions.numbers import date_unit, number, spelled_number
+from xlscore.training.corruptions.quantity_kinds import date_unit, number, spelled_number
 from xlscore.training.corruptions.roles import role_swap
 from xlscore.training.corruptions.structure import addition, negation, omission
 

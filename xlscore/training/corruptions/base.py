@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import regex
 
-from xlscore.training.corruptions.text import _sentence_start, _tokens
+from xlscore.training.corruptions.tokens import _sentence_start, _tokens
 
 
 @dataclass(frozen=True)

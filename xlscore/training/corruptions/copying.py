@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 from xlscore.training.corruptions.base import Corruption, _kind, _make
 from xlscore.training.corruptions.morphology import _proper
-from xlscore.training.corruptions.text import (
+from xlscore.training.corruptions.tokens import (
     Tok,
     _cyr,
     _sentence_start,

@@ -30,7 +30,7 @@ from xlscore.training.corruptions.morphology import (
     _pos,
     _reagree_left,
 )
-from xlscore.training.corruptions.text import (
+from xlscore.training.corruptions.tokens import (
     _LATIN,
     Tok,
     _cyr,

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from xlscore.text.morph import fold_ru, parses
-from xlscore.training.corruptions.text import _LATIN, Tok, _cyr, _style, _tight
+from xlscore.training.corruptions.tokens import _LATIN, Tok, _cyr, _style, _tight
 
 _PROPER = ("Name", "Surn", "Patr", "Geox", "Orgn", "Trad")
 

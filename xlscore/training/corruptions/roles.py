@@ -27,7 +27,14 @@ from xlscore.training.corruptions.morphology import (
     _pos,
     _proper,
 )
-from xlscore.training.corruptions.text import Tok, _sentence_start, _style, _tight, _title, _tokens
+from xlscore.training.corruptions.tokens import (
+    Tok,
+    _sentence_start,
+    _style,
+    _tight,
+    _title,
+    _tokens,
+)
 
 # role_swap -----------------------------------------------------------------------------
 

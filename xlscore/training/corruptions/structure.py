@@ -39,7 +39,7 @@ from xlscore.training.corruptions.morphology import (
     _pos,
     _proper,
 )
-from xlscore.training.corruptions.text import (
+from xlscore.training.corruptions.tokens import (
     Tok,
     _sentence_start,
     _style,

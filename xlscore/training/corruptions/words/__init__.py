@@ -38,7 +38,7 @@ from xlscore.training.corruptions.words.function_words import (
     NEGATIVE_PRONOUNS,
     SUBORDINATORS,
 )
-from xlscore.training.corruptions.words.quantities import (
+from xlscore.training.corruptions.words.quantity_words import (
     CARDINALS,
     COLLECTIVES,
     DATE_UNIT_LITERALS,

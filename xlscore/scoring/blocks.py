@@ -1,16 +1,16 @@
 """The estimator's fields scored in blocks, the CPU work beside the model's passes.
 
 When the score is the estimator's and no field needs another encoder (the default's fields,
-``score`` and ``evidence``), :meth:`XLScorer.iter_score <xlscore.scorer.XLScorer.iter_score>`
-cuts the corpus into blocks of whole segments (every engine's translation of a source in one
-block, so that the consensus sees them together). Each block is prepared (words, anchors, rule
-checks) and its distinct pairs read into pieces; the pieces wait in a
-:class:`~xlscore.estimator.prediction.PassQueue`, where pairs of many blocks fill each forward
-pass of their shape; once its passes are read, the block's results are made (error spans,
-evidence, consensus, offsets). With ``workers=N`` the preparing and the finishing run in
-``N`` worker processes while the main process runs the passes, so that a GPU is kept busy, and
-on a CPU the workers' share of the cores runs beside the model's; with ``workers=0`` the same
-steps run in turn in this process.
+``score`` and ``evidence``), :meth:`XLScorer.iter_score
+<xlscore.scoring.scorer.XLScorer.iter_score>` cuts the corpus into blocks of whole segments (every
+engine's translation of a source in one block, so that the consensus sees them together). Each
+block is prepared (words, anchors, rule checks) and its distinct pairs read into pieces; the pieces
+wait in a :class:`~xlscore.estimator.prediction.PassQueue`, where pairs of many blocks fill each
+forward pass of their shape; once its passes are read, the block's results are made (error spans,
+evidence, consensus, offsets). With ``workers=N`` the preparing and the finishing run in ``N``
+worker processes while the main process runs the passes, so that a GPU is kept busy, and on a CPU
+the workers' share of the cores runs beside the model's; with ``workers=0`` the same steps run in
+turn in this process.
 
 The passes are the same whatever the number of workers and however fast each is: blocks enter
 the queue in order, at most :data:`WINDOW` are in flight, and passes that are not full are run
@@ -43,23 +43,23 @@ import torch
 from xlscore.errors import XLScoreError
 from xlscore.estimator.prediction import PassOutputs, PassQueue
 from xlscore.metric.corpus import CHUNK_PAIRS, PreparedCorpus, segment_chunks, segment_pairs
-from xlscore.metric.pair_parts import unscored
+from xlscore.metric.pair_parts import without_paper_columns
 from xlscore.results import ScoreResult, on_given_texts
 
 if TYPE_CHECKING:
-    from xlscore.checking import Checking
     from xlscore.estimator.crossencoder import Encoded
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.prediction import PairInputs
-    from xlscore.final_score import FinalScore
     from xlscore.metric.anchoring import Anchoring
+    from xlscore.scoring.blend import FinalScore
+    from xlscore.scoring.rule_checks import RuleChecks
 
 
-class XLScorer(Protocol):
-    """What the pipeline reads of :class:`xlscore.XLScorer` (which imports this module)."""
+class BlockScorer(Protocol):
+    """What the blocks read of :class:`xlscore.XLScorer` (which imports this module)."""
 
     anchoring: Anchoring
-    checking: Checking
+    rule_checks: RuleChecks
     final: FinalScore
 
     @property
@@ -78,17 +78,17 @@ WINDOW = 32
 
 #: the scorer, engine names and copied engines the next workers fork with (set only while
 #: they start)
-_JOB: tuple[XLScorer, list[str], Mapping[str, str]] | None = None
+_JOB: tuple[BlockScorer, list[str], Mapping[str, str]] | None = None
 
 
-def runs_in_blocks(scorer: XLScorer) -> bool:
+def runs_in_blocks(scorer: BlockScorer) -> bool:
     """Whether ``scorer``'s fields are scored in blocks: the score is the estimator's and no
     field needs a model in the main process beside it (the paper's columns, the similarity,
     the evidence by word alignment)."""
     return not _needs_encoder(scorer)
 
 
-def _needs_encoder(scorer: XLScorer) -> list[str]:
+def _needs_encoder(scorer: BlockScorer) -> list[str]:
     """What of ``scorer``'s work needs an encoder beside the estimator's."""
     needs = []
     if scorer.estimator is None:
@@ -102,7 +102,7 @@ def _needs_encoder(scorer: XLScorer) -> list[str]:
     return needs
 
 
-def check_workers(scorer: XLScorer, workers: int) -> None:
+def check_workers(scorer: BlockScorer, workers: int) -> None:
     """Refuse ``workers`` that cannot run: not a whole number, no ``fork`` start method, or a
     scorer whose work needs a model beside the estimator's, which only the main process
     holds."""
@@ -126,7 +126,7 @@ def check_workers(scorer: XLScorer, workers: int) -> None:
 
 
 def read_block(
-    scorer: XLScorer, src: list[str], mt: list[str], progress: bool = False
+    scorer: BlockScorer, src: list[str], mt: list[str], progress: bool = False
 ) -> PreparedCorpus:
     """Pairs prepared for the score without the paper's columns: both sides cut into words,
     anchored (with word translation when the evidence is computed) and checked: the CPU work
@@ -138,12 +138,12 @@ def read_block(
         translate="evidence" in scorer.fields,
         progress=progress,
     )
-    scorer.checking.run(corpus)
+    scorer.rule_checks.run(corpus)
     return corpus
 
 
 def finish_block(
-    scorer: XLScorer,
+    scorer: BlockScorer,
     corpus: PreparedCorpus,
     core: list[ScoreResult] | None,
     given: tuple[list[str], list[str]],
@@ -175,7 +175,7 @@ def finish_block(
     n = len(names)
     results = scorer.final.finish(
         corpus,
-        core if core is not None else unscored(corpus, "evidence" in scorer.fields),
+        core if core is not None else without_paper_columns(corpus, "evidence" in scorer.fields),
         [range(k, k + n) for k in range(0, len(corpus), n)],
         on_pairs,
         _naming(first, names),
@@ -221,7 +221,7 @@ class _Blocks:
     read its distinct pairs into pieces, which are returned) and ``finish`` (its results from
     its passes' outputs)."""
 
-    def __init__(self, scorer: XLScorer, names: list[str], copies: Mapping[str, str]) -> None:
+    def __init__(self, scorer: BlockScorer, names: list[str], copies: Mapping[str, str]) -> None:
         self.scorer, self.names, self.copies = scorer, names, copies
         self.kept: dict[int, tuple] = {}
 
@@ -256,7 +256,7 @@ class _InProcess:
     whose passes are read is finished before the next is prepared, so that its results come out
     as soon as they can (which steps run first changes no pass: see the module's docstring)."""
 
-    def __init__(self, scorer: XLScorer, names: list[str], copies: Mapping[str, str]) -> None:
+    def __init__(self, scorer: BlockScorer, names: list[str], copies: Mapping[str, str]) -> None:
         self.work = _Blocks(scorer, names, copies)
         self.tasks: list[tuple[str, int, Any]] = []
 
@@ -278,7 +278,7 @@ class _Workers:
     ``j % n`` (which keeps what its two steps share)."""
 
     def __init__(
-        self, scorer: XLScorer, names: list[str], copies: Mapping[str, str], n: int
+        self, scorer: BlockScorer, names: list[str], copies: Mapping[str, str], n: int
     ) -> None:
         global _JOB
         ctx = mp.get_context("fork")
@@ -326,7 +326,7 @@ class _Workers:
 
 
 def score_blocks(
-    scorer: XLScorer,
+    scorer: BlockScorer,
     sources: list[str],
     systems: dict[str, list[str]],
     *,
@@ -337,10 +337,10 @@ def score_blocks(
     copies: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
     """``(segment index, {engine: result})`` from segment ``start``, in order, as
-    :meth:`~xlscore.scorer.XLScorer.iter_score` gives them, scored in blocks of
+    :meth:`~xlscore.scoring.scorer.XLScorer.iter_score` gives them, scored in blocks of
     :data:`BLOCK_PAIRS` pairs (at most ``chunk_pairs``) with the CPU work in ``workers``
     processes (0: in this one, else as :func:`check_workers` allows, which the caller,
-    :meth:`~xlscore.scorer.XLScorer.iter_score`, has checked); see the module's docstring.
+    :meth:`~xlscore.scoring.scorer.XLScorer.iter_score`, has checked); see the module's docstring.
     ``on_pairs``: told of each block's pairs from ``start`` as they are yielded; ``copies``:
     the engines that are copies of another (:func:`finish_block`)."""
     copies = copies or {}
@@ -350,7 +350,7 @@ def score_blocks(
     names = list(systems)
     size = min(BLOCK_PAIRS.get(est.device.type, BLOCK_PAIRS["cpu"]), chunk_pairs)
     todo = blocks(len(sources), len(names), start, chunk_pairs, size)
-    crew = (
+    work = (
         _Workers(scorer, names, copies, workers) if workers else _InProcess(scorer, names, copies)
     )
     threads = torch.get_num_threads()
@@ -365,19 +365,19 @@ def score_blocks(
     def deliver() -> None:  # blocks whose every pair is read go back to be finished
         for j in [j for j, out in outputs.items() if not out.waiting]:
             out = outputs.pop(j)
-            crew.send("finish", j, (out.scores, out.parts, out.word_probs))
+            work.send("finish", j, (out.scores, out.parts, out.word_probs))
 
     try:
         while shown < len(todo):
             while sent < min(len(todo), shown + WINDOW):
                 a, b, _ = todo[sent]
-                crew.send("read", sent, (a, *segment_pairs(sources, systems, a, b)))
+                work.send("read", sent, (a, *segment_pairs(sources, systems, a, b)))
                 sent += 1
             if added == sent and shown in outputs:
                 passes.run(flush=True)  # the window is full and waits on these passes
                 deliver()
                 continue
-            kind, j, payload, caught = crew.reply()
+            kind, j, payload, caught = work.reply()
             for w in caught:
                 warnings.warn(w.message, w.category, stacklevel=2)
             if kind == "error":
@@ -403,7 +403,7 @@ def score_blocks(
                     k = (i - a) * n
                     yield i, dict(zip(names, results[k : k + n]))
     finally:
-        crew.close()
+        work.close()
         torch.set_num_threads(threads)
 
 

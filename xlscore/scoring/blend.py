@@ -138,7 +138,7 @@ class FinalScore:
         (:meth:`blend_consensus`). ``on_pairs``: told how many pairs each estimator pass has
         read; ``where``: how a warning names the pair at a position; ``forwarded``: the
         estimator's inputs and pass outputs for the corpus's texts, when read already
-        (:mod:`xlscore.pipeline`); ``engines`` and ``copies``: as
+        (:mod:`xlscore.scoring.blocks`); ``engines`` and ``copies``: as
         :meth:`blend_consensus` takes them."""
         if self.estimator is not None:
             results = self.apply_estimator(corpus, results, on_pairs, where, forwarded)
@@ -205,10 +205,10 @@ class FinalScore:
         if corpus.findings is None and (b or tagger is not None):
             # prepared outside the scorer: the checks the score counts, or every check for
             # the span tagger
-            from xlscore.checking import Checking
             from xlscore.checks import CHECKS, COUNTED
+            from xlscore.scoring.rule_checks import RuleChecks
 
-            Checking(CHECKS if tagger is not None else COUNTED).run(corpus)
+            RuleChecks(CHECKS if tagger is not None else COUNTED).run(corpus)
         pointed = (
             [[Pointer(*f.span, f.counts) for f in found if f.span] for found in corpus.findings]
             if tagger is not None and corpus.findings is not None
@@ -312,7 +312,7 @@ class FinalScore:
         return self.estimator.floor - 2 * self.estimator.similarity_weight
 
     def describe(self) -> dict:
-        """This part's settings in the scorer's description (:mod:`xlscore.signature`)."""
+        """This part's settings in the scorer's description (:mod:`xlscore.scoring.signature`)."""
         return {
             "consensus": (
                 f"{UTILITY}*{self.consensus_weight:g}>={CONSENSUS_MIN}"

@@ -1,5 +1,5 @@
 """Number, date, time and unit words for the quantity kinds ``spelled_number`` and
-``date_unit`` (:mod:`xlscore.training.corruptions.numbers`): each inner list is a class of
+``date_unit`` (:mod:`xlscore.training.corruptions.quantity_kinds`): each inner list is a class of
 words that may replace one another.
 
 Kept by hand because the classes (which words are of one magnitude, which units measure the

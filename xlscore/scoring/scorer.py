@@ -4,11 +4,11 @@ no reference.
 :class:`XLScorer` runs its components over a corpus, chunk by chunk: the words of each side
 (:mod:`xlscore.text.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
 and, when asked for, the paper's columns (:class:`~xlscore.metric.paper.PaperScorer`); then
-the final score (:class:`~xlscore.final_score.FinalScore`: the quality estimator's
+the final score (:class:`~xlscore.scoring.blend.FinalScore`: the quality estimator's
 prediction, the default, or the paper's F1 with the candidates' consensus), with the
 multilingual similarity (:class:`~xlscore.metric.similarity.Similarity`) where the score or
 a field needs it. Each component describes its own part of the signature
-(:mod:`xlscore.signature`).
+(:mod:`xlscore.scoring.signature`).
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from xlscore._version import __version__
-from xlscore.checking import Checking
 from xlscore.encoders.encoder import Encoder
 from xlscore.errors import XLScoreError
 from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
 from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.fields import FIELDS, resolve_fields
-from xlscore.final_score import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
 from xlscore.metric.anchoring import Anchoring
 from xlscore.metric.corpus import (
     CHUNK_PAIRS,
@@ -42,9 +40,17 @@ from xlscore.metric.paper import PaperScorer
 from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS, PaperSettings, Preset
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import make_translator
-from xlscore.pipeline import check_workers, finish_block, read_block, runs_in_blocks, score_blocks
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
-from xlscore.signature import KEYS, signature_line
+from xlscore.scoring.blend import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
+from xlscore.scoring.blocks import (
+    check_workers,
+    finish_block,
+    read_block,
+    runs_in_blocks,
+    score_blocks,
+)
+from xlscore.scoring.rule_checks import RuleChecks
+from xlscore.scoring.signature import KEYS, signature_line
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -112,8 +118,8 @@ class XLScorer:
             the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
             score's); ``False``: every score is the translation's own.
         fields: the parts of each result to compute (:mod:`xlscore.fields`): by default
-            ``"score,evidence"``, what ``xlscore score`` computes; ``"all"`` (or ``None``) adds
-            the paper's columns and the untrained similarity. Without ``"paper"`` the English
+            (or ``None``) ``"score,evidence"``, what ``xlscore score`` computes; ``"all"``
+            adds the paper's columns and the untrained similarity. Without ``"paper"`` the English
             encoder, the map and BERTScore are skipped (the score is the same);
             :meth:`prepare` computes everything whatever this says.
         device: where the models run (``None``: the GPU when there is one, else the CPU).
@@ -151,7 +157,7 @@ class XLScorer:
         self.final = FinalScore(
             estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
-        self.checking = Checking.needed(
+        self.rule_checks = RuleChecks.needed(
             chosen,
             estimator.check_weight if estimator else 0.0,
             spans=estimator is not None and estimator.tagger is not None,
@@ -164,12 +170,15 @@ class XLScorer:
         gc.freeze()
 
     @classmethod
-    def preset(cls, name: str = "offline", **settings) -> XLScorer:
+    def preset(cls, preset: str = "offline", **settings) -> XLScorer:
         """A preset (:data:`PRESETS`: ``offline``, ``paper``, ``multilingual``) with any
         setting changed by name: the paper's (:class:`PaperSettings`' fields) or the
         scorer's own (``estimator``, ``consensus``, ``fields``, ``device``, ``dtype``). Giving
         ``multilingual`` replaces the preset's two encoders, and ``en_model``/``ru_model`` its
-        multilingual one."""
+        multilingual one. The one way settings by name become a scorer: :meth:`offline`,
+        :func:`score`, the command line and the batch job's workers all come here (so a
+        settings dict, ``preset`` among its keys, makes the same scorer everywhere)."""
+        name = preset
         if name not in PRESETS:
             raise XLScoreError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
         own, rest = PaperSettings.split(settings)
@@ -291,7 +300,7 @@ class XLScorer:
             on_pairs: called with the number of pairs each estimator pass has read, for a
                 progress bar that moves inside a chunk.
             workers: run the CPU work in this many worker processes beside the estimator's
-                passes (:mod:`xlscore.pipeline`: the same results to the last bit; for the
+                passes (:mod:`xlscore.scoring.blocks`: the same results to the last bit; for the
                 estimator's fields only, not the paper's columns or the similarity); 0: all
                 in this process.
 
@@ -324,32 +333,32 @@ class XLScorer:
         if "paper" in self.fields and (len(chunks) > 1 or start >= len(sources)):
             # the corpus map signs the output, so it is fitted even when nothing is left to
             # score (a resumed, finished file keeps the signature an uninterrupted run wrote)
-            settled = paper.settle_corpus(sources, systems, variant, chunk_size, progress)
+            settled = paper.fit_corpus_in_chunks(sources, systems, variant, chunk_size, progress)
         for a, b in chunks:
             if b <= start:
                 continue  # finished: nothing of it is yielded, and nothing later needs it
             # a chunk is always computed whole, so that resuming reproduces the same batches
             # and therefore the same floating-point results; its pairs before ``start`` were
             # done before, so they do not move a progress bar again
-            told = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
+            on_new_pairs = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
             src, mt = segment_pairs(sources, systems, a, b)
             if "paper" in self.fields:
                 corpus = paper.prepare_checked(src, mt, progress)
-                self.checking.run(corpus)
+                self.rule_checks.run(corpus)
             else:
                 corpus = read_block(self, src, mt, progress)
             if settled is None and corpus.paper:
-                settled = paper.settle(*corpus.texts(), variant, None, corpus, progress)
+                settled = paper.fit_corpus(*corpus.texts(), variant, None, corpus, progress)
             results = finish_block(
                 self,
                 corpus,
-                paper.score_core(corpus, variant, *settled)
+                paper.paper_columns(corpus, variant, *settled)
                 if corpus.paper and settled is not None
                 else None,
                 (src, mt),
                 a,
                 names,
-                told,
+                on_new_pairs,
                 copies=copies,
             )
             n = len(names)
@@ -401,14 +410,14 @@ def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int],
         return None
     left = skip
 
-    def told(pairs: int) -> None:
+    def on_new_pairs(pairs: int) -> None:
         nonlocal left
         seen = min(left, pairs)
         left -= seen
         if pairs > seen:
             on_pairs(pairs - seen)
 
-    return told
+    return on_new_pairs
 
 
 def score(sources: Sequence[str], translations: Sequence[str], **settings) -> list[ScoreResult]:

@@ -17,7 +17,7 @@ from xlscore.finding import Finding
 from xlscore.metric.corpus import PreparedCorpus
 
 
-class Checking:
+class RuleChecks:
     """Runs the named rule checks over a prepared corpus.
 
     Args:
@@ -34,7 +34,7 @@ class Checking:
         check_weight: float,
         spans: bool = False,
         estimator: bool = True,
-    ) -> Checking:
+    ) -> RuleChecks:
         """The checks a scorer computing ``fields`` needs, its estimator's formula counting
         findings at ``check_weight`` per finding and, with ``spans``, its span tagger reading
         every finding; ``estimator``: whether the score is an estimator's (see the module's

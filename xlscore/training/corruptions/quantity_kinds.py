@@ -22,7 +22,7 @@ from xlscore.training.corruptions.morphology import (
     _parse_all,
     _reagree_left,
 )
-from xlscore.training.corruptions.text import Tok, _style, _tight, _tokens
+from xlscore.training.corruptions.tokens import Tok, _style, _tight, _tokens
 
 # number --------------------------------------------------------------------------------
 
