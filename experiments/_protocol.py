@@ -80,10 +80,10 @@ TALKS = {
     "talks": "multilingual/mqm-ted-zhen.tsv.gz",
     "talks-ende": "multilingual/mqm-ted-ende.tsv.gz",
 }
-#: the talks set each fold of a ``--talks`` variant trains with: ``lodo-news`` the zh-en talks
-#: (it reads the en-de talks), ``lodo-qe22`` the en-de talks (it reads the zh-en talks); every
-#: other fold (``all``, the shipped model, included) both
-TALKS_TRAIN = {"lodo-news": ("talks",), "lodo-qe22": ("talks-ende",)}
+#: the fold that reads each talks set: a ``--talks`` variant's fold trains with every talks set
+#: but the one it reads (``lodo-news`` with the zh-en talks, ``lodo-qe22`` with the en-de
+#: talks; every other fold, ``all``, the shipped model, included, with both)
+TALKS_READ = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
 
 
 def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
@@ -110,8 +110,9 @@ def load_talks(data_dir: Path) -> dict[str, list]:
 
 
 def talks_trained(fold: str) -> tuple[str, ...]:
-    """The talks sets a ``--talks`` variant's fold trains with (:data:`TALKS_TRAIN`)."""
-    return TALKS_TRAIN.get(fold, tuple(TALKS))
+    """The talks sets a ``--talks`` variant's fold trains with: all but the one it reads
+    (:data:`TALKS_READ`)."""
+    return tuple(key for key in TALKS if TALKS_READ[key] != fold)
 
 
 def load_sets(data_dir: Path) -> dict[str, list]:

@@ -38,9 +38,9 @@ from pathlib import Path
 import folds
 from _protocol import CACHE, RTM15_FILE, git_file
 from _results import RECIPES_SECTION, RESULTS, command_line, write_markdown
-from gate import challenge_outcomes, shipping
-from rule import Blend, SetData, mean_difference, mean_of
-from sets import load_validation_sets, parts, predictions
+from gate import Shipping, challenge_outcomes, shipping, word_tags
+from rule import Blend, SetData, load_data, mean_difference, mean_of
+from sets import load_validation_sets
 
 from xlscore.estimator.model import shipped
 from xlscore.evaluation.gate import mcc_of_counts, token_counts
@@ -62,46 +62,36 @@ def fold_file(variant: str) -> Path | None:
 
 
 def word_mcc(data_dir: Path, variant: str, qe22: SetData) -> float | None:
-    """The word head's MCC on the WMT22 dev tags at the recipe's span threshold."""
-    rows = list(qe22.set.rows)
-    got = folds.read_fold(variant, "lodo-qe22", rows)
-    if got is None:
-        return None
-    tags = folds.read_tags(data_dir / "wmt22-enru-word-dev.tsv")
-    tag_rows = [tags[r.seg_id] for r in rows]
-    threshold = float(folds.config(variant)["recipe"].get("span_threshold", 0.5))
-    predicted = folds.tags_at(tag_rows, got[1], threshold)
+    """The word head's MCC on the WMT22 dev tags at the recipe's span threshold (the gate's
+    tags of a file without a threshold of its own)."""
+    tag_rows, predicted = word_tags(data_dir, variant, Shipping(Blend(), None), list(qe22.set.rows))
     if predicted is None:
         return None
     return float(mcc_of_counts(token_counts(predicted, [t.gold for t in tag_rows]).sum(0)))
 
 
-def read_sets(variant: str, judged: list) -> dict[str, SetData]:
+def read_sets(data_dir: Path, variant: str, judged: list) -> dict[str, SetData]:
     """The sets a variant's folds have read so far, by key (a recipe whose ``lodo-qe22``
     fold is still training has only its ``lodo-news`` fold's sets: the others show ``—``)."""
-    out = {}
-    for vs in judged:
-        got = predictions(variant, vs)
-        if got is not None:
-            out[vs.key] = SetData(vs, got[0], got[1], parts(vs))
-    return out
+    return {d.set.key: d for d in load_data(data_dir, variant, judged, partial=True)}
 
 
 def row(
     data_dir: Path, variant: str, judged: list, blend: Blend, today: dict[str, SetData]
 ) -> list[str]:
     """One variant's cells (``today``: :data:`TODAY`'s sets, for the paired news check)."""
-    data = read_sets(variant, judged)
+    data = read_sets(data_dir, variant, judged)
     alone = replace(blend, consensus=0.0)
     cells = [f"`{variant}`"]
     for key in TALKS:
         d = data.get(key)
-        together = d.scores(blend) if d else None
+        if d is None:
+            cells.append("—")
+            continue
+        together = d.scores(blend)
         cells.append(
             f"{d.figure(d.scores(alone)):+.3f} / {d.figure(together):+.3f} "
             f"({d.system_kendall(together):+.3f})"
-            if d and together is not None
-            else "—"
         )
     if all(k in data for k in NEWS):
         news = [data[k] for k in NEWS]
@@ -136,7 +126,7 @@ def main() -> None:
     args = ap.parse_args()
     default = shipping(shipped().path).blend
     judged = load_validation_sets(args.data_dir)
-    today = read_sets(TODAY, judged)
+    today = read_sets(args.data_dir, TODAY, judged)
     lines = [
         "Each figure from the fold model that never trained on the set (`experiments/sets.py`); "
         f"the default's blend ({default}): the **estimate** is it without the consensus, the "

@@ -180,13 +180,15 @@ class SetData:
 
 
 def load_data(
-    data_dir: Path, variant: str, sets: list[ValidationSet] | None = None
+    data_dir: Path, variant: str, sets: list[ValidationSet] | None = None, partial: bool = False
 ) -> list[SetData]:
     """Every set (``sets``: those already read) with the variant's predictions
-    (``SystemExit`` naming a set not predicted)."""
+    (``SystemExit`` naming a set not predicted; with ``partial`` such a set is left out)."""
     out = []
     for vs in sets if sets is not None else load_validation_sets(data_dir):
         got = predictions(variant, vs)
+        if got is None and partial:
+            continue
         if got is None:
             raise SystemExit(
                 f"{variant} has no predictions on {vs.key}: python experiments/sets.py predict "

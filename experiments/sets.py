@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from _protocol import CACHE, RTM15_FILE, TALKS, git_file, load_sets, split
+from _protocol import CACHE, RTM15_FILE, TALKS, TALKS_READ, git_file, load_sets, split
 from folds import FOLDS
 
 from xlscore.io.judgments import Judgment, read_judgments, sample_sources
@@ -59,8 +59,6 @@ PER_PAIR = 500
 #: the file of the model-independent parts of each set's rows
 PARTS = FOLDS / "parts"
 MQM = "multilingual/mqm.tsv.gz"
-#: the fold that reads each talks set (a ``--talks`` variant's fold that does not train on it)
-TALKS_FOLD = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
 #: the many-systems sets read whole, not cut to :data:`SOURCES` sources: newstest (its exported
 #: fold file is read whole) and the talks (421 and 238 sources, every one the issues' figures use)
 WHOLE = ("news", *TALKS)
@@ -135,9 +133,9 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
         ("mlqe", "MLQE-PE dev2021 DA (7 pairs)", "single", "lodo-qe22",
          lambda: _mlqe(data_dir)),
         ("it", "WMT19 en-ru IT HTER test", "single", "lodo-qe22", lambda: list(sets["it-test"])),
-        ("talks", "zh-en TED talks MQM", "systems", TALKS_FOLD["talks"],
+        ("talks", "zh-en TED talks MQM", "systems", TALKS_READ["talks"],
          lambda: read_judgments(data_dir / TALKS["talks"])),
-        ("talks-ende", "en-de TED talks MQM", "systems", TALKS_FOLD["talks-ende"],
+        ("talks-ende", "en-de TED talks MQM", "systems", TALKS_READ["talks-ende"],
          lambda: read_judgments(data_dir / TALKS["talks-ende"])),
     ]  # fmt: skip
     out = []

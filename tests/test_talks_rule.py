@@ -42,7 +42,7 @@ TALKS = {"talks": _rows("ted2021", 5, lp="zh-en"), "talks-ende": _rows("ted2021"
 
 @pytest.mark.parametrize("key", sorted(TALKS))
 def test_the_fold_that_reads_a_talks_set_never_trains_on_it(fake_sets, key):
-    fold = sets.TALKS_FOLD[key]
+    fold = _protocol.TALKS_READ[key]
     train, _ = _protocol.split(fake_sets, fold, False, 0, True, talks=TALKS)
     trained = {(rows[0].lp, rows[0].release) for rows in train}
     mine = (TALKS[key][0].lp, "ted2021")
@@ -62,7 +62,7 @@ def test_the_shipped_model_trains_on_both_talks_sets_and_without_them_on_none(fa
 def test_each_talks_set_is_read_by_its_fold_and_rtm15_by_the_model_it_keeps():
     by_key = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
     for key, fold in by_key.items():
-        vs = sets.ValidationSet(key, key, "systems", sets.TALKS_FOLD[key], ())
+        vs = sets.ValidationSet(key, key, "systems", _protocol.TALKS_READ[key], ())
         assert sets.reading_fold(vs, "plain-talks") == fold
         assert sets.reading_fold(vs, "rtm15") == "lodo-qe22"  # trained on no talks
     news = sets.ValidationSet("news", "news", "systems", "lodo-news", ())
