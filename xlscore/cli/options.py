@@ -256,24 +256,27 @@ def settings_before_loading(args: argparse.Namespace) -> str:
     need the models."""
     from xlscore._version import __version__
     from xlscore.fields import FIELDS, resolve_fields
+    from xlscore.scoring.signature import PAPER_ONLY
 
     opts = scorer_options(args)
     preset = PRESETS[args.preset]
     estimator = opts.get("estimator", preset.estimator) is not None
     chosen = resolve_fields(opts["fields"], estimator=estimator)
     every = resolve_fields("all", estimator=estimator)
-    paper = "paper" in chosen  # else the paper's settings act on nothing (signature.PAPER_ONLY)
     parts = {
         "xlscore": __version__,
-        **({"variant": args.variant, "idf": "yes" if args.idf else "no"} if paper else {}),
+        "variant": args.variant,
+        "idf": "yes" if args.idf else "no",
         "fields": "all" if chosen == every else "+".join(f for f in FIELDS if f in chosen),
     }
     if not estimator:
         parts["est"] = "no"
     if not opts.get("consensus", preset.consensus):
         parts["cons"] = "no"
-    if paper and not args.rescale:
+    if not args.rescale:
         parts["rescale"] = "no"
+    if "paper" not in chosen:  # the paper's settings act on nothing: the signature's rule
+        parts = {k: v for k, v in parts.items() if k not in PAPER_ONLY}
     return "|".join(f"{k}:{v}" for k, v in parts.items())
 
 
