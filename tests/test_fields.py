@@ -9,6 +9,7 @@ from xlscore import XLScorer
 from xlscore.errors import XLScoreError
 from xlscore.fields import ALL, DEFAULT, resolve_fields
 from xlscore.results import ScoreResult
+from xlscore.text.pairs import distinct_pairs
 
 SOURCES = [
     "The company reported a profit of 5 million dollars in 2020.",
@@ -115,7 +116,9 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
     assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
     assert scorer.paper.maps.last is None  # no map was fitted
     corpus = scorer.anchoring.prepare(
-        SOURCES[:1], TRANSLATIONS[:1], vectors=scorer.final.computes_similarity, translate=False
+        distinct_pairs(SOURCES[:1], TRANSLATIONS[:1]),
+        vectors=scorer.final.computes_similarity,
+        translate=False,
     )
     with pytest.raises(XLScoreError, match="without the paper's columns"):
         scorer.paper.score_prepared(corpus)

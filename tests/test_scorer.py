@@ -416,7 +416,6 @@ def test_settings_are_records_checked_where_they_are_made():
     import inspect
 
     from xlscore import PaperSettings
-    from xlscore.metric.settings import PRESETS
 
     params = [p for p in inspect.signature(XLScorer.__init__).parameters if p != "self"]
     assert params == ["paper", "estimator", "consensus", "fields", "device", "dtype"]
@@ -434,18 +433,6 @@ def test_settings_are_records_checked_where_they_are_made():
         XLScorer.offline(en_modle="bert-base-cased")
     with pytest.raises(XLScoreError, match="unknown preset 'fast'"):
         XLScorer.preset("fast")
-    assert PRESETS["paper"].settings() == {
-        "en_model": "bert-base-cased",
-        "ru_model": "DeepPavlov/rubert-base-cased",
-        "translator": "google",
-        "estimator": None,
-        "consensus": False,
-    }
-    assert PRESETS["multilingual"].settings() == {
-        "multilingual": "pack:e5-small",
-        "estimator": None,
-        "consensus": False,
-    }
     assert PaperSettings.split({"layer": 9, "dtype": "fp32"}) == ({"layer": 9}, {"dtype": "fp32"})
 
 

@@ -41,7 +41,7 @@ and their word tables in :mod:`.number_words`, :mod:`.name_words`, :mod:`.known_
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xlscore.checks.degenerate import _check_degenerate
 from xlscore.checks.names import _check_names
@@ -97,7 +97,8 @@ CHECKS = tuple(REGISTRY)
 
 def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECKS) -> list[Finding]:
     """Findings of the named ``checks`` (any of :data:`CHECKS`) for one sentence pair, in
-    check order. Never raises: a check that fails on odd input reports nothing."""
+    check order, each marked with whether it costs points in the score (``counts``:
+    :meth:`Check.costs`). Never raises: a check that fails on odd input reports nothing."""
     if not isinstance(source, str) or not isinstance(translation, str):
         return []
     if isinstance(checks, str):
@@ -111,7 +112,11 @@ def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECK
             found = check.find(source, translation)
         except Exception:  # a place to look, never a crash
             continue
-        out.extend(f for f in found if _in_bounds(f, len(source), len(translation)))
+        out.extend(
+            replace(f, counts=check.costs(f))
+            for f in found
+            if _in_bounds(f, len(source), len(translation))
+        )
     return out
 
 

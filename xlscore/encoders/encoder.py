@@ -191,17 +191,28 @@ class Encoder:
         )
 
     # --------------------------------------------------------------- embedding
-    def embed_words(self, sentences: Sequence[str], *, progress: bool = False) -> list[WordVectors]:
-        """One :class:`WordVectors` per sentence, in input order."""
-        return self.embed_words_layers(sentences, [self.layer], progress=progress)[self.layer]
+    def embed_words(
+        self, sentences: Sequence[str], *, progress: bool = False, normalised: bool = False
+    ) -> list[WordVectors]:
+        """One :class:`WordVectors` per sentence, in input order (``normalised``: the
+        sentences are normalised already, :func:`xlscore.text.pairs.distinct_pairs`)."""
+        return self.embed_words_layers(
+            sentences, [self.layer], progress=progress, normalised=normalised
+        )[self.layer]
 
     def embed_words_layers(
-        self, sentences: Sequence[str], layers: Sequence[int], *, progress: bool = False
+        self,
+        sentences: Sequence[str],
+        layers: Sequence[int],
+        *,
+        progress: bool = False,
+        normalised: bool = False,
     ) -> dict[int, list[WordVectors]]:
         """Word vectors at several layers from one pass of the model: ``{layer: [WordVectors,
-        ...]}`` (layers as given, negative ones resolved)."""
+        ...]}`` (layers as given, negative ones resolved; ``normalised``: as
+        :meth:`embed_words`)."""
         resolved = [self._check_layer(L) for L in layers]
-        items, order = self._encode_pieces(sentences, progress, resolved)
+        items, order = self._encode_pieces(sentences, progress, resolved, normalised=normalised)
         out: dict[int, list[WordVectors]] = {}
         merged = {key: (*pieces_to_words(item), item) for key, item in items.items()}
         for layer, resolved_layer in zip(layers, resolved):
@@ -213,13 +224,16 @@ class Encoder:
             out[layer] = [by_key[k] for k in order]
         return out
 
-    def words_only(self, sentences: Sequence[str]) -> list[WordVectors]:
+    def words_only(
+        self, sentences: Sequence[str], *, normalised: bool = False
+    ) -> list[WordVectors]:
         """The words of each sentence as :meth:`embed_words` finds them (the same words left
         out for want of a piece), without running the model: vectors with no columns. For
-        whatever needs only the words (foreign-text share, flags, dictionary anchors)."""
+        whatever needs only the words (foreign-text share, flags, dictionary anchors);
+        ``normalised``: as :meth:`embed_words`."""
         if isinstance(sentences, str):
             raise TypeError("the encoder takes a list of sentences, not a single string")
-        unique, first, order = unique_texts(sentences)
+        unique, first, order = unique_texts(sentences, normalised)
         by_key = []
         for item in self._tokenize(unique, first):
             _, keep, dropped = pieces_to_words(item)
@@ -280,14 +294,20 @@ class Encoder:
         return [(self._head + items[k].ids + self._tail, items[k].full[self.layer]) for k in order]
 
     def _encode_pieces(
-        self, sentences: Sequence[str], progress: bool, layers: list[int], pool: bool = False
+        self,
+        sentences: Sequence[str],
+        progress: bool,
+        layers: list[int],
+        pool: bool = False,
+        normalised: bool = False,
     ) -> tuple[dict[int, SentenceItem], list[int]]:
-        """Normalise, de-duplicate and embed; returns items by key and the key of each input."""
+        """Normalise (unless ``normalised``), de-duplicate and embed; returns items by key and
+        the key of each input."""
         if isinstance(sentences, str):
             raise TypeError("the encoder takes a list of sentences, not a single string")
         if not layers:
             raise ModelError("no layer asked for")
-        unique, first, order = unique_texts(sentences)
+        unique, first, order = unique_texts(sentences, normalised)
         items = self._tokenize(unique, first)
         self._forward(items, progress, layers, pool)
         return dict(enumerate(items)), order

@@ -108,10 +108,13 @@ def _sparse_piece_word_matrix(
     return m, missing
 
 
-def unique_texts(sentences: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
+def unique_texts(
+    sentences: Sequence[str], normalised: bool = False
+) -> tuple[list[str], list[int], list[int]]:
     """The distinct normalised sentences, the input position where each first occurs, and the
-    distinct sentence of each input."""
-    texts = [normalize_text(s) for s in sentences]
+    distinct sentence of each input (``normalised``: the sentences are normalised already, by
+    :func:`xlscore.text.pairs.distinct_pairs`)."""
+    texts = list(sentences) if normalised else [normalize_text(s) for s in sentences]
     keys: dict[str, int] = {}
     order = [keys.setdefault(t, len(keys)) for t in texts]
     first: dict[int, int] = {}

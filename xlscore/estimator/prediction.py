@@ -31,7 +31,7 @@ from xlscore.estimator.spans import (
     word_errors,
 )
 from xlscore.metric.corpus import check_corpus
-from xlscore.text.words import normalize_text
+from xlscore.text.pairs import DistinctPairs, distinct_pairs
 
 if TYPE_CHECKING:
     from xlscore.estimator.crossencoder import Encoded
@@ -96,16 +96,14 @@ def read_pairs(
     est: EstimatorNetwork, sources: Sequence[str], translations: Sequence[str]
 ) -> PairInputs:
     """The distinct normalised pairs of two parallel lists, each read into pieces once."""
-    keys: dict[tuple[str, str], int] = {}
-    first: dict[int, int] = {}
-    order = []
-    for i, pair in enumerate(zip(sources, translations)):
-        k = keys.setdefault((normalize_text(pair[0]), normalize_text(pair[1])), len(keys))
-        first.setdefault(k, i)
-        order.append(k)
-    unique = list(keys)
-    encoded, cut = est._encode(unique, est.max_length)
-    return PairInputs(unique, order, first, encoded, cut)
+    return read_distinct(est, distinct_pairs(sources, translations))
+
+
+def read_distinct(est: EstimatorNetwork, pairs: DistinctPairs) -> PairInputs:
+    """Pairs normalised and de-duplicated already (:func:`~xlscore.text.pairs.distinct_pairs`,
+    as the scorer prepares a block), each distinct pair read into pieces once."""
+    encoded, cut = est._encode(pairs.unique, est.max_length)
+    return PairInputs(pairs.unique, pairs.order, dict(enumerate(pairs.first)), encoded, cut)
 
 
 class PassQueue:

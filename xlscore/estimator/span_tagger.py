@@ -70,13 +70,9 @@ class Pointer(NamedTuple):
 def pointed_spans(source: str, translation: str) -> list[Pointer]:
     """What the rule checks' findings point at in ``translation`` (every check, whatever the
     scorer's fields: the spans do not depend on what else is computed)."""
-    from xlscore.checks import REGISTRY, find_mismatches
+    from xlscore.checks import find_mismatches
 
-    out = []
-    for f in find_mismatches(source, translation):
-        if f.span is not None:
-            out.append(Pointer(*f.span, REGISTRY[f.check].costs(f)))
-    return out
+    return [Pointer(*f.span, f.counts) for f in find_mismatches(source, translation) if f.span]
 
 
 @functools.lru_cache(maxsize=4096)

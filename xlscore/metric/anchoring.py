@@ -22,6 +22,7 @@ from xlscore.metric.corpus import PreparedCorpus
 from xlscore.metric.lexicon import Lexicon
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import AlignmentTranslator, WordTranslator
+from xlscore.text.pairs import DistinctPairs, distinct_pairs
 
 
 class Anchoring:
@@ -51,39 +52,42 @@ class Anchoring:
         translations: list[str],
         ru_vectors: Sequence[WordVectors] | None = None,
         progress: bool = False,
+        normalised: bool = False,
     ) -> tuple[list[WordVectors], list[WordVectors]]:
         """Both sides' word vectors in the similarity encoder's space, which the word
         alignment needs; ``ru_vectors`` (the translations by the Russian encoder) are reused
-        when that encoder is the similarity encoder."""
+        when that encoder is the similarity encoder; ``normalised``: the texts are normalised
+        already."""
         enc = self.similarity.encoder()
-        src = enc.embed_words(sources, progress=progress)
+        src = enc.embed_words(sources, progress=progress, normalised=normalised)
         if ru_vectors is not None and enc is self.similarity.ru:
             return src, list(ru_vectors)
-        return src, enc.embed_words(translations, progress=progress)
+        return src, enc.embed_words(translations, progress=progress, normalised=normalised)
 
     def prepare(
         self,
-        sources: list[str],
-        translations: list[str],
+        pairs: DistinctPairs,
         *,
         vectors: bool,
         translate: bool,
         progress: bool = False,
     ) -> PreparedCorpus:
-        """A corpus prepared without the paper's encoders: both sides cut into words by the
-        similarity encoder, and embedded by it when ``vectors`` (the similarity or the word
-        alignment needs them; else no encoder pass), then anchored (``translate``: with
-        word translation, which the evidence needs)."""
+        """A corpus prepared without the paper's encoders from its pairs, normalised and
+        de-duplicated already: both sides cut into words by the similarity encoder, and
+        embedded by it when ``vectors`` (the similarity or the word alignment needs them; else
+        no encoder pass), then anchored (``translate``: with word translation, which the
+        evidence needs)."""
         enc = self.similarity.encoder()
         space = None
         if vectors or (translate and self.aligned):
-            src = enc.embed_words(sources, progress=progress)
-            mt = enc.embed_words(translations, progress=progress)
+            src = enc.embed_words(pairs.sources, progress=progress, normalised=True)
+            mt = enc.embed_words(pairs.translations, progress=progress, normalised=True)
             space = (src, mt)
         else:
-            src, mt = enc.words_only(sources), enc.words_only(translations)
-        corpus = self.anchor(src, mt, translate=translate, space=space)
-        corpus.given, corpus.paper = translations, False
+            src = enc.words_only(pairs.sources, normalised=True)
+            mt = enc.words_only(pairs.translations, normalised=True)
+        corpus = self.anchor(src, mt, translate=translate, space=space, pairs=pairs)
+        corpus.paper = False
         return corpus
 
     def anchor(
@@ -93,18 +97,23 @@ class Anchoring:
         *,
         translate: bool = True,
         space: tuple[Sequence[WordVectors], Sequence[WordVectors]] | None = None,
+        pairs: DistinctPairs | None = None,
     ) -> PreparedCorpus:
-        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``);
-        ``translate=False`` looks no word up, so that only the foreign-text share and the flags
-        (which need no translation) are meaningful. With the ``"alignment"`` translator,
-        ``space`` holds both sides' vectors in the similarity encoder's space (embedded here
-        when not given)."""
+        """Find the anchors of already embedded pairs (``src[i]`` with ``mt[i]``), each
+        distinct pair once; ``translate=False`` looks no word up, so that only the foreign-text
+        share and the flags (which need no translation) are meaningful. With the
+        ``"alignment"`` translator, ``space`` holds both sides' vectors in the similarity
+        encoder's space (embedded here when not given). ``pairs``: the pairs' texts as
+        :func:`~xlscore.text.pairs.distinct_pairs` made them (else made here of the vectors'
+        normalised texts); the corpus keeps them."""
         if len(src) != len(mt):
             raise InputError(f"{len(src)} sources but {len(mt)} translations")
-        corpus = PreparedCorpus(list(src), list(mt))
+        if pairs is None:
+            pairs = distinct_pairs([s.text for s in src], [m.text for m in mt], normalised=True)
+        corpus = PreparedCorpus(list(src), list(mt), pairs=pairs)
         aligned = translate and self.aligned
         if aligned and space is None:
-            space = self.alignment_space([s.text for s in src], [m.text for m in mt])
+            space = self.alignment_space(pairs.sources, pairs.translations, normalised=True)
         ru_words = (
             [w for wv in corpus.mt for w in wv.words if is_cyrillic(w)]
             if translate and not aligned
@@ -114,29 +123,26 @@ class Anchoring:
         empty: frozenset[str] = frozenset()
         lex = self.lexicon
         known, _ = lex.known_words()
-        cached: dict[tuple[str, str], AnchorSet] = {}
+        found: list[AnchorSet] = []  # each distinct pair's anchors
         sides: dict[str, SourceSide] = {}  # each source's part once, for all its translations
-        for k, (s, m) in enumerate(zip(corpus.src, corpus.mt)):
-            key = (s.text, m.text)
-            if key not in cached:
-                if s.text not in sides:
-                    sides[s.text] = source_side(s.words, lex.en_keys)
-                words = table
-                if aligned:
-                    if space is None or not isinstance(self.translator, AlignmentTranslator):
-                        raise XLScoreError("word alignment needs the alignment translator")
-                    a_src, a_mt = space[0][k], space[1][k]
-                    words = self.translator.pair_translations(
-                        a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys
-                    )
-
-                def translations(
-                    w: str, words: Mapping[str, frozenset[str]] = words
-                ) -> frozenset[str]:
-                    return words.get(w, empty)
-
-                cached[key] = find_anchors(
-                    s.words, m.words, translations, lex.en_keys, known, sides[s.text]
+        for k in pairs.first:
+            s, m = corpus.src[k], corpus.mt[k]
+            if s.text not in sides:
+                sides[s.text] = source_side(s.words, lex.en_keys)
+            words = table
+            if aligned:
+                if space is None or not isinstance(self.translator, AlignmentTranslator):
+                    raise XLScoreError("word alignment needs the alignment translator")
+                a_src, a_mt = space[0][k], space[1][k]
+                words = self.translator.pair_translations(
+                    a_src.words, a_src.vectors, a_mt.words, a_mt.vectors, lex.en_keys
                 )
-            corpus.anchors.append(cached[key])
+
+            def translations(w: str, words: Mapping[str, frozenset[str]] = words) -> frozenset[str]:
+                return words.get(w, empty)
+
+            found.append(
+                find_anchors(s.words, m.words, translations, lex.en_keys, known, sides[s.text])
+            )
+        corpus.anchors = [found[j] for j in pairs.order]
         return corpus

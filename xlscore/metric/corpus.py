@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from xlscore.errors import InputError
 from xlscore.finding import Finding
 from xlscore.metric.anchor_pairs import AnchorSet
+from xlscore.text.pairs import DistinctPairs
 
 if TYPE_CHECKING:  # the vectors' type only: the module loads no torch (``xlscore --help``)
     from xlscore.encoders.encoder import WordVectors
@@ -76,9 +77,6 @@ class PreparedCorpus:
     src: list[WordVectors]
     mt: list[WordVectors]
     anchors: list[AnchorSet] = field(default_factory=list)
-    #: the translations as the caller gave them (before normalisation), when known: character
-    #: offsets reported to the caller refer to these
-    given: list[str] | None = None
     #: whether ``src`` and ``mt`` hold the paper's encoders' vectors and full anchors; else
     #: both sides are the similarity encoder's and the anchors may lack word translations
     #: (:mod:`xlscore.fields`)
@@ -89,6 +87,9 @@ class PreparedCorpus:
     #: each pair's rule-check findings, when the scorer ran the checks
     #: (:class:`xlscore.scoring.rule_checks.RuleChecks`)
     findings: list[tuple[Finding, ...]] | None = None
+    #: the pairs normalised and de-duplicated once (:func:`xlscore.text.pairs.distinct_pairs`),
+    #: which the anchors, the checks and the estimator's inputs read
+    pairs: DistinctPairs | None = None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -99,12 +100,24 @@ class PreparedCorpus:
             [self.src[i] for i in indices],
             [self.mt[i] for i in indices],
             [self.anchors[i] for i in indices],
-            None if self.given is None else [self.given[i] for i in indices],
             self.paper,
             None if self.sim_src is None else [self.sim_src[i] for i in indices],
             None if self.findings is None else [self.findings[i] for i in indices],
+            None if self.pairs is None else self.pairs.subset(indices),
         )
 
     def texts(self) -> tuple[list[str], list[str]]:
         """The (normalised) sources and translations."""
         return [wv.text for wv in self.src], [wv.text for wv in self.mt]
+
+    @property
+    def given(self) -> list[str] | None:
+        """The translations as the caller gave them (before normalisation), when known:
+        character offsets reported to the caller refer to these."""
+        return None if self.pairs is None else self.pairs.given[1]
+
+    def distinct(self) -> DistinctPairs:
+        """:attr:`pairs` (set by whoever prepared the corpus)."""
+        if self.pairs is None:
+            raise InputError("this corpus was made without its distinct pairs")
+        return self.pairs

@@ -20,15 +20,11 @@ def flags(src: WordVectors, mt: WordVectors, anchors: AnchorSet) -> tuple[str, .
 
 def evidence(corpus: PreparedCorpus, k: int) -> Evidence:
     """The word-level evidence of pair ``k`` of ``corpus``: unmatched source words, foreign
-    words, and the numbers one side lacks of the other's (each read in its language; from the
-    pair's findings when the checks have run, else by the number check here)."""
+    words, and the numbers one side lacks of the other's (each read in its language, from the
+    pair's findings: the scorer's rule checks, :class:`xlscore.scoring.rule_checks.RuleChecks`,
+    the one place they run; none for a corpus they did not run on)."""
     src, mt, anchors = corpus.src[k], corpus.mt[k], corpus.anchors[k]
-    if corpus.findings is None:  # the checks did not run: the number check alone, here
-        from xlscore.checks import find_mismatches
-
-        found = find_mismatches(src.text, mt.text, ("number",))
-    else:
-        found = list(corpus.findings[k])
+    found = list(findings(corpus, k))
     return gather(src, mt, anchors, number_evidence(src.text, mt.text, found))
 
 

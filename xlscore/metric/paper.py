@@ -47,6 +47,7 @@ from xlscore.metric.pair_parts import evidence, findings, flags
 from xlscore.metric.settings import Baseline, PaperSettings, checked_variant
 from xlscore.metric.weighting import compute_baseline, compute_idf
 from xlscore.results import ScoreResult, penalised
+from xlscore.text.pairs import distinct_pairs
 from xlscore.text.words import normalize_text
 
 #: the idf functions (English, Russian)
@@ -137,15 +138,19 @@ class PaperScorer:
     def prepare_checked(
         self, sources: list[str], translations: list[str], progress: bool = False
     ) -> PreparedCorpus:
-        """:meth:`prepare` of lists already checked (by the public method that called)."""
-        src = self.en.embed_words(sources, progress=progress)
-        mt = self.ru.embed_words(translations, progress=progress)
+        """:meth:`prepare` of lists already checked (by the public method that called): the
+        pairs normalised and de-duplicated once (:func:`~xlscore.text.pairs.distinct_pairs`),
+        then embedded and anchored."""
+        pairs = distinct_pairs(sources, translations)
+        src = self.en.embed_words(pairs.sources, progress=progress, normalised=True)
+        mt = self.ru.embed_words(pairs.translations, progress=progress, normalised=True)
         space = None
         if self.anchoring.aligned:
             # the similarity reuses the sources' vectors in that space
-            space = self.anchoring.alignment_space(sources, translations, mt, progress)
-        corpus = self.anchoring.anchor(src, mt, space=space)
-        corpus.given = translations
+            space = self.anchoring.alignment_space(
+                pairs.sources, pairs.translations, mt, progress, normalised=True
+            )
+        corpus = self.anchoring.anchor(src, mt, space=space, pairs=pairs)
         if space is not None:
             corpus.sim_src = space[0]
         return corpus

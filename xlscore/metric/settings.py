@@ -117,17 +117,6 @@ class Preset:
     estimator: str | None
     consensus: bool
 
-    def settings(self) -> dict:
-        """The preset as flat keyword settings (:meth:`xlscore.XLScorer.preset`): the paper's
-        settings that differ from the record's defaults, the estimator and consensus."""
-        default = PaperSettings()
-        changed = {
-            f.name: getattr(self.paper, f.name)
-            for f in fields(PaperSettings)
-            if getattr(self.paper, f.name) != getattr(default, f.name)
-        }
-        return {**changed, "estimator": self.estimator, "consensus": self.consensus}
-
 
 #: the presets, by name
 PRESETS: dict[str, Preset] = {

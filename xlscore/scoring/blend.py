@@ -157,11 +157,26 @@ class FinalScore:
         """The estimator's inputs for ``corpus`` (its distinct normalised pairs read into
         pieces), for a :class:`~xlscore.estimator.prediction.PassQueue` to read and
         :meth:`apply_estimator` to finish (``forwarded``)."""
-        from xlscore.estimator.prediction import read_pairs
+        from xlscore.estimator.prediction import read_distinct
 
         if self.estimator is None:
             raise XLScoreError("this scorer has no estimator")
-        return read_pairs(self.estimator, *corpus.texts())
+        return read_distinct(self.estimator, corpus.distinct())
+
+    def read(
+        self, corpus: PreparedCorpus, on_pairs: Callable[[int], None] | None = None
+    ) -> tuple[PairInputs, PassOutputs]:
+        """The estimator's inputs for ``corpus`` (:meth:`estimator_inputs`) and its passes'
+        outputs over them (``on_pairs``: told how many pairs each pass has read)."""
+        from xlscore.estimator.prediction import PassQueue
+
+        if self.estimator is None:
+            raise XLScoreError("this scorer has no estimator")
+        inputs = self.estimator_inputs(corpus)
+        queue = PassQueue(self.estimator, details=True)
+        outputs = queue.add_all(inputs)
+        queue.run(flush=True, on_pairs=on_pairs)
+        return inputs, outputs
 
     def apply_estimator(
         self,
@@ -203,12 +218,12 @@ class FinalScore:
         sources, translations = corpus.texts()
         tagger = self.estimator.tagger
         if corpus.findings is None and (b or tagger is not None):
-            # prepared outside the scorer: the checks the score counts, or every check for
-            # the span tagger
-            from xlscore.checks import CHECKS, COUNTED
-            from xlscore.scoring.rule_checks import RuleChecks
-
-            RuleChecks(CHECKS if tagger is not None else COUNTED).run(corpus)
+            raise XLScoreError(
+                "the score needs the rule checks' findings: prepare the corpus with "
+                "XLScorer.prepare, which runs them"
+            )
+        if forwarded is None:  # its distinct pairs, as prepared, read here
+            forwarded = self.read(corpus, on_pairs)
         pointed = (
             [[Pointer(*f.span, f.counts) for f in found if f.span] for found in corpus.findings]
             if tagger is not None and corpus.findings is not None

@@ -45,6 +45,7 @@ from xlscore.estimator.prediction import PassOutputs, PassQueue
 from xlscore.metric.corpus import CHUNK_PAIRS, PreparedCorpus, segment_chunks, segment_pairs
 from xlscore.metric.pair_parts import without_paper_columns
 from xlscore.results import ScoreResult, on_given_texts
+from xlscore.text.pairs import distinct_pairs
 
 if TYPE_CHECKING:
     from xlscore.estimator.crossencoder import Encoded
@@ -128,12 +129,12 @@ def check_workers(scorer: BlockScorer, workers: int) -> None:
 def read_block(
     scorer: BlockScorer, src: list[str], mt: list[str], progress: bool = False
 ) -> PreparedCorpus:
-    """Pairs prepared for the score without the paper's columns: both sides cut into words,
-    anchored (with word translation when the evidence is computed) and checked: the CPU work
-    before the estimator's pass."""
+    """Pairs prepared for the score without the paper's columns: normalised and
+    de-duplicated once (:func:`~xlscore.text.pairs.distinct_pairs`), both sides cut into
+    words, anchored (with word translation when the evidence is computed) and checked: the CPU
+    work before the estimator's pass, which every later step reads."""
     corpus = scorer.anchoring.prepare(
-        src,
-        mt,
+        distinct_pairs(src, mt),
         vectors=scorer.final.computes_similarity,
         translate="evidence" in scorer.fields,
         progress=progress,
@@ -146,7 +147,6 @@ def finish_block(
     scorer: BlockScorer,
     corpus: PreparedCorpus,
     core: list[ScoreResult] | None,
-    given: tuple[list[str], list[str]],
     first: int,
     names: Sequence[str],
     on_pairs: Callable[[int], None] | None = None,
@@ -155,13 +155,12 @@ def finish_block(
 ) -> list[ScoreResult]:
     """The results of prepared segments (each segment's ``names`` engines in turn, the first
     segment ``first``): the final score and consensus of each, every offset moved onto the
-    texts as ``given``.
+    texts as given (``corpus.pairs.given``), here and nowhere else.
 
     Args:
         scorer: the scorer.
         corpus: the segments' pairs, prepared and checked.
         core: the paper's columns of each pair (``None``: without them).
-        given: the sources and translations as given.
         first: the first segment (0-based), for warnings.
         names: the engines of each segment.
         on_pairs: told how many pairs each estimator pass has read.
@@ -184,9 +183,10 @@ def finish_block(
         copies,
     )
     # the components' offsets are into the normalised texts: moved here, once
+    pairs = corpus.distinct()
     return [
         on_given_texts(r, s, t, seen)
-        for r, s, t, seen in zip(results, *given, zip(*corpus.texts()))
+        for r, s, t, seen in zip(results, *pairs.given, zip(pairs.sources, pairs.translations))
     ]
 
 
@@ -233,16 +233,15 @@ class _Blocks:
             a, src, mt = payload
             corpus = read_block(scorer, src, mt)
             inputs = scorer.final.estimator_inputs(corpus)
-            self.kept[j] = (a, src, mt, corpus, inputs)
+            self.kept[j] = (a, corpus, inputs)
             return "read", inputs.encoded
-        a, src, mt, corpus, inputs = self.kept.pop(j)
+        a, corpus, inputs = self.kept.pop(j)
         scores, parts, probs = payload
         out = PassOutputs(scores, parts, probs, 0)
         results = finish_block(
             scorer,
             corpus,
             None,
-            (src, mt),
             a,
             self.names,
             forwarded=(inputs, out),

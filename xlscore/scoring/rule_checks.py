@@ -1,5 +1,7 @@
-"""The rule checks as a component of the scorer: each pair's findings, found once per pair
-and kept in its result, where the evidence, the score and distillation read them.
+"""The rule checks as a component of the scorer, the one place the scorer runs them: each
+distinct pair's findings (:func:`xlscore.checks.find_mismatches`, each marked with whether it
+costs points), kept in the prepared corpus and then in each result, where the evidence, the
+score, the span tagger and distillation read them.
 
 Which checks run follows what the scorer computes: every check when the evidence is computed
 (the ``evidence`` field, or the paper's columns, which always carry it) or when the estimator's
@@ -11,9 +13,6 @@ estimator's score takes (so that its findings say why); else none.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from xlscore.finding import Finding
 from xlscore.metric.corpus import PreparedCorpus
 
 
@@ -56,14 +55,8 @@ class RuleChecks:
         (:func:`xlscore.results.on_given_texts`)."""
         if not self.names:
             return
-        from xlscore.checks import REGISTRY, find_mismatches
+        from xlscore.checks import find_mismatches
 
-        def marked(f: Finding) -> Finding:  # whether it costs points in the score
-            return replace(f, counts=REGISTRY[f.check].costs(f))
-
-        sources, translations = corpus.texts()
-        found: dict[tuple[str, str], tuple[Finding, ...]] = {}
-        for pair in zip(sources, translations):
-            if pair not in found:  # a pair that recurs (one engine's copy of another) once
-                found[pair] = tuple(marked(f) for f in find_mismatches(*pair, self.names))
-        corpus.findings = [found[pair] for pair in zip(sources, translations)]
+        pairs = corpus.distinct()  # a pair that recurs (one engine's copy of another) once
+        found = [tuple(find_mismatches(*p, self.names)) for p in pairs.unique]
+        corpus.findings = [found[k] for k in pairs.order]

@@ -238,9 +238,11 @@ class XLScorer:
     def prepare(
         self, sources: Sequence[str], translations: Sequence[str], *, progress: bool = False
     ) -> PreparedCorpus:
-        """Embed and anchor a corpus once, with every column (the paper's included);
+        """Embed, anchor and check a corpus once, with every column (the paper's included);
         ``self.paper.score_prepared`` and ``self.final.finish`` then score it."""
-        return self.paper.prepare(sources, translations, progress=progress)
+        corpus = self.paper.prepare(sources, translations, progress=progress)
+        self.rule_checks.run(corpus)
+        return corpus
 
     def score(
         self,
@@ -355,7 +357,6 @@ class XLScorer:
                 paper.paper_columns(corpus, variant, *settled)
                 if corpus.paper and settled is not None
                 else None,
-                (src, mt),
                 a,
                 names,
                 on_new_pairs,
