@@ -80,10 +80,10 @@ def read_sets(data_dir: Path, variant: str, judged: list) -> dict[str, SetData]:
 
 
 def row(
-    data_dir: Path, variant: str, judged: list, blend: Blend, today: dict[str, SetData]
+    data_dir: Path, variant: str, data: dict[str, SetData], blend: Blend, today: dict[str, SetData]
 ) -> list[str]:
-    """One variant's cells (``today``: :data:`TODAY`'s sets, for the paired news check)."""
-    data = read_sets(data_dir, variant, judged)
+    """One variant's cells from its sets (``data``, :func:`read_sets`; ``today``:
+    :data:`TODAY`'s, for the paired news check)."""
     alone = replace(blend, consensus=0.0)
     cells = [f"`{variant}`"]
     for key in TALKS:
@@ -122,10 +122,10 @@ def row(
     return cells
 
 
-def news_row(data_dir: Path, variant: str, judged: list, blend: Blend) -> list[str]:
-    """One variant's per-segment Kendall on each news set with many engines per source,
-    estimate / blend (``—`` where the fold that reads the set has not been trained yet)."""
-    data = read_sets(data_dir, variant, judged)
+def news_row(variant: str, data: dict[str, SetData], blend: Blend) -> list[str]:
+    """One variant's per-segment Kendall on each news set with many engines per source
+    (``data``, :func:`read_sets`), estimate / blend (``—`` where the fold that reads the set
+    has not been trained yet)."""
     alone = replace(blend, consensus=0.0)
     cells = [f"`{variant}`"]
     for key in NEWS:
@@ -146,6 +146,7 @@ def main() -> None:
     default = shipping(shipped().path).blend
     judged = load_validation_sets(args.data_dir)
     today = read_sets(args.data_dir, TODAY, judged)
+    sets = {v: today if v == TODAY else read_sets(args.data_dir, v, judged) for v in args.variants}
     lines = [
         "Each figure from the fold model that never trained on the set (`experiments/sets.py`); "
         f"the default's blend ({default}): the **estimate** is it without the consensus, the "
@@ -160,7 +161,7 @@ def main() -> None:
         "| what it is |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
         *[
-            "| " + " | ".join(row(args.data_dir, v, judged, default, today)) + " |"
+            "| " + " | ".join(row(args.data_dir, v, sets[v], default, today)) + " |"
             for v in args.variants
         ],
         "",
@@ -170,10 +171,7 @@ def main() -> None:
         "",
         "| recipe | " + " | ".join(NEWS) + " |",
         "| --- |" + " --- |" * len(NEWS),
-        *[
-            "| " + " | ".join(news_row(args.data_dir, v, judged, default)) + " |"
-            for v in args.variants
-        ],
+        *["| " + " | ".join(news_row(v, sets[v], default)) + " |" for v in args.variants],
     ]
     body = "\n".join(lines)
     write_markdown("recipes", body, title="Training recipes on the talks (issue 72)")

@@ -229,6 +229,22 @@ def warn_cut(
     )
 
 
+def run_passes(
+    est: EstimatorNetwork,
+    inputs: PairInputs,
+    *,
+    details: bool,
+    progress: bool = False,
+    on_pairs: Callable[[int], None] | None = None,
+) -> PassOutputs:
+    """Every forward pass over ``inputs`` alone, in a :class:`PassQueue` of their own
+    (``details``, ``progress`` and ``on_pairs`` as the queue takes them)."""
+    queue = PassQueue(est, details)
+    outputs = queue.add_all(inputs)
+    queue.run(flush=True, progress=progress, on_pairs=on_pairs)
+    return outputs
+
+
 def estimates_of(
     est: EstimatorNetwork,
     inputs: PairInputs,
@@ -311,9 +327,7 @@ def predict_pairs(
         inputs, outputs = forwarded
     else:
         inputs = read_pairs(est, sources, translations)
-        queue = PassQueue(est, details)
-        outputs = queue.add_all(inputs)
-        queue.run(flush=True, progress=progress, on_pairs=on_pairs)
+        outputs = run_passes(est, inputs, details=details, progress=progress, on_pairs=on_pairs)
     warn_cut(est, inputs, where, stacklevel=4)
     if not inputs.order:
         return np.zeros(0), []

@@ -168,15 +168,11 @@ class FinalScore:
     ) -> tuple[PairInputs, PassOutputs]:
         """The estimator's inputs for ``corpus`` (:meth:`estimator_inputs`) and its passes'
         outputs over them (``on_pairs``: told how many pairs each pass has read)."""
-        from xlscore.estimator.prediction import PassQueue
+        from xlscore.estimator.prediction import run_passes
 
-        if self.estimator is None:
-            raise XLScoreError("this scorer has no estimator")
-        inputs = self.estimator_inputs(corpus)
-        queue = PassQueue(self.estimator, details=True)
-        outputs = queue.add_all(inputs)
-        queue.run(flush=True, on_pairs=on_pairs)
-        return inputs, outputs
+        inputs = self.estimator_inputs(corpus)  # refuses a scorer without an estimator
+        assert self.estimator is not None
+        return inputs, run_passes(self.estimator, inputs, details=True, on_pairs=on_pairs)
 
     def apply_estimator(
         self,

@@ -9,7 +9,7 @@ distinct pairs, and the results' offsets move onto the texts as given once, at t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xlscore.text.words import normalize_text
 
@@ -46,7 +46,7 @@ class DistinctPairs:
             normalised=True,
         )
         given = ([self.given[0][i] for i in indices], [self.given[1][i] for i in indices])
-        return DistinctPairs(given, out.sources, out.translations, out.unique, out.order, out.first)
+        return replace(out, given=given)
 
 
 def distinct_pairs(
