@@ -86,27 +86,96 @@ TALKS = {
 TALKS_READ = {"talks": "lodo-qe22", "talks-ende": "lodo-news"}
 
 
-def load_multilingual(data_dir: Path, names: list[str]) -> list[list]:
+def load_multilingual(data_dir: Path, names: list[str], sources: int = 0) -> list[list]:
     """The training sets (one per language pair, release and kind) of the named multi-pair
-    files, the MQM rows with their raters' spans."""
+    files, the MQM rows with their raters' spans; ``sources`` > 0: that many sources of each
+    set, drawn at random (:func:`sample_sources`)."""
     from xlscore.io.judgments import read_judgments, split_sets
 
     out = []
     for name in names:
         if name not in MULTILINGUAL:
             raise SystemExit(f"unknown multilingual file {name!r}: {', '.join(MULTILINGUAL)}")
-        rows = read_judgments(data_dir / "multilingual" / f"{name}.tsv.gz", include_human=True)
+        path = data_dir / "multilingual" / f"{name}.tsv.gz"
+        rows = read_judgments(path, include_human=True)
         if MULTILINGUAL[name]:
             spans = data_dir / "multilingual" / f"{MULTILINGUAL[name]}.tsv.gz"
-            rows = attach_errors(rows, read_error_marks(spans, lenient=True))
-        out += split_sets(rows)
+            rows = unmarked_errors(attach_errors(rows, read_error_marks(spans, lenient=True)), path)
+        out += [sample_sources(s, sources) if sources else s for s in split_sets(rows)]
     return out
 
 
-def load_talks(data_dir: Path) -> dict[str, list]:
+def unmarked_errors(rows: list, path: Path) -> list:
+    """``rows`` whose file (``path``, column ``n_err``) counts errors that their attached marks
+    do not place (an error marked on the source, or a marked copy that differs from the
+    translation) left without word labels, not taken as error-free."""
+    from dataclasses import replace
+
+    with _open_table(path) as fh:
+        errful = {
+            (r["seg_id"], r["system"])
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if int(r["n_err"] or 0) > 0
+        }
+    return [
+        replace(r, errors=None) if r.errors == () and (r.seg_id, r.system) in errful else r
+        for r in rows
+    ]
+
+
+def _open_table(path: Path):
+    import gzip
+
+    return (
+        gzip.open(path, "rt", encoding="utf-8", newline="")
+        if path.suffix == ".gz"
+        else (open(path, encoding="utf-8", newline=""))
+    )
+
+
+#: the raters' spans of both talks files (no translation column: keyed by lp, segment, system)
+TALKS_SPANS = "multilingual/mqm-ted-spans.tsv.gz"
+
+
+def talks_marks(data_dir: Path, rows: list) -> list:
+    """The talks ``rows`` with the raters' spans of :data:`TALKS_SPANS` attached (a span past
+    its translation dropped; a row whose errors have no span left unlabelled)."""
+    import json
+    from dataclasses import replace
+
+    from xlscore.io.judgments import ErrorMark
+
+    with _open_table(data_dir / TALKS_SPANS) as fh:
+        spans = {
+            (r["lp"], r["seg_id"], r["system"]): json.loads(r["spans"])
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+        }
+    out = []
+    for r in rows:
+        found = spans.get((r.lp, r.seg_id, r.system))
+        marks = (
+            None
+            if found is None
+            else tuple(
+                ErrorMark(int(m["start"]), int(m["end"]), str(m["severity"]).lower())
+                for m in found
+                if 0 <= int(m["start"]) <= int(m["end"]) <= len(r.translation)
+            )
+        )
+        out.append(replace(r, errors=marks))
+    return out
+
+
+def load_talks(data_dir: Path, spans: bool = False) -> dict[str, list]:
     """The two talks files' judgments (human translations included, as in every training
-    set), by validation key."""
-    return {key: read_judgments(data_dir / f, include_human=True) for key, f in TALKS.items()}
+    set), by validation key; with ``spans``, the raters' spans attached (:func:`talks_marks`)."""
+    out = {key: read_judgments(data_dir / f, include_human=True) for key, f in TALKS.items()}
+    if spans:
+        out = {
+            key: unmarked_errors(talks_marks(data_dir, rows), data_dir / TALKS[key])
+            for key, rows in out.items()
+        }
+    return out
 
 
 def talks_trained(fold: str) -> tuple[str, ...]:
@@ -205,13 +274,22 @@ def _split_enru(
 def fold_split(sets: dict[str, list], fold: str, cfg: dict) -> tuple[list[list], list]:
     """:func:`split` with a variant's configuration."""
     multilingual = talks = None
+    sources = cfg.get("multilingual_sources", 0)
     if cfg.get("talks"):
-        if "talks-data" not in sets:
-            sets["talks-data"] = load_talks(sets["data_dir"])
-        talks = sets["talks-data"]
-    if cfg.get("multilingual"):
-        key = "multilingual:" + ",".join(cfg["multilingual"])
+        key = "talks-data" + (":spans" if cfg.get("talks_spans") else "")
         if key not in sets:
-            sets[key] = load_multilingual(sets["data_dir"], cfg["multilingual"])
+            sets[key] = load_talks(sets["data_dir"], bool(cfg.get("talks_spans")))
+        talks = {k: sample_sources(v, sources) if sources else v for k, v in sets[key].items()}
+    if cfg.get("multilingual"):
+        key = "multilingual:" + ",".join(cfg["multilingual"]) + f":{sources}"
+        if key not in sets:
+            sets[key] = load_multilingual(sets["data_dir"], cfg["multilingual"], sources)
         multilingual = sets[key]
-    return split(sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual, talks)
+    train, test = split(
+        sets, fold, cfg["it"], cfg["it_sample"], cfg.get("da", False), multilingual, talks
+    )
+    if cfg.get("recipe", {}).get("foreign_words_only"):  # other pairs teach the word head only
+        labelled = ([r for r in d if r.errors is not None] for d in train)
+        train = [d if d[0].lp == "en-ru" else kept for d, kept in zip(train, labelled)]
+        train = [d for d in train if d]
+    return train, test

@@ -67,6 +67,8 @@ def _complete(config: dict) -> dict:
         "da": config.get("da", False),
         "multilingual": config.get("multilingual", []),
         "talks": config.get("talks", False),
+        "talks_spans": config.get("talks_spans", False),
+        "multilingual_sources": config.get("multilingual_sources", 0),
         "recipe": asdict(Recipe.from_dict(config["recipe"])),
     }
 
@@ -93,6 +95,8 @@ def cmd_run(args, sets) -> None:
         "da": args.da,
         "multilingual": [x for x in args.multilingual.split(",") if x],
         "talks": args.talks,
+        "talks_spans": args.talks_spans,
+        "multilingual_sources": args.multilingual_sources,
         "note": args.note,
         **({"start_from": args.start_from} if recipe.heads_only else {}),
     }
@@ -512,7 +516,7 @@ def cmd_export(args, sets) -> None:
     output, ``meaning``): what :mod:`gate` reads, small enough
     to commit, so that a fold is trained once."""
     from estimator_report import load_words
-    from folds import FOLDS
+    from folds import FOLDS, word_items
 
     folder = CACHE / args.model_id
     cfg = json.loads((folder / "config.json").read_text())
@@ -531,9 +535,7 @@ def cmd_export(args, sets) -> None:
             meaning = np.load(folder / fold / f"parts-{args.suffix}.npy")[:, 2]
         lines = ["seg_id\tsystem\tscore\twords" + ("\tmeaning" if meaning is not None else "")]
         for k, (r, p, w) in enumerate(zip(test, pred, words, strict=True)):
-            items = " ".join(
-                f"{x.start}:{x.end}:{x.probability:.4f}:{x.minor:.4f}:{x.major:.4f}" for x in w
-            )
+            items = word_items(w)
             extra = "" if meaning is None else f"\t{meaning[k]:.6f}"
             lines.append(f"{r.seg_id}\t{r.system}\t{p:.6f}\t{items}{extra}")
         (out / f"{fold}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -576,6 +578,17 @@ def main() -> None:
         action="store_true",
         help="train on the talks files too, each fold on the one it does not read "
         "(lodo-news: the zh-en talks, lodo-qe22: the en-de talks, every other fold both)",
+    )
+    ap.add_argument(
+        "--talks-spans",
+        action="store_true",
+        help="with --talks: the raters' spans of the talks too (word labels)",
+    )
+    ap.add_argument(
+        "--multilingual-sources",
+        type=int,
+        default=0,
+        help="that many sources of each multi-pair and talks set, drawn at random (0: all)",
     )
     ap.add_argument(
         "--recipe",

@@ -46,6 +46,14 @@ def read_fold(
     return [p[0] for p in picked], [p[1] for p in picked]
 
 
+def word_items(words) -> str:
+    """A row's word error probabilities as a fold file writes them: ``start:end:p:minor:major``
+    items, space-separated (what :func:`read_fold` reads back)."""
+    return " ".join(
+        f"{x.start}:{x.end}:{x.probability:.4f}:{x.minor:.4f}:{x.major:.4f}" for x in words
+    )
+
+
 def agreement_on(rows: list, scores: list[float], n_boot: int):
     """Every agreement statistic of ``scores`` with the human scores of ``rows`` (judged
     translations), with bootstrap intervals."""

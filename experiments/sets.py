@@ -48,10 +48,18 @@ from pathlib import Path
 
 import numpy as np
 from _protocol import CACHE, RTM15_FILE, TALKS, TALKS_READ, git_file, load_sets, split
-from folds import FOLDS
+from folds import FOLDS, word_items
 
 from xlscore.io.judgments import Judgment, read_judgments, sample_sources
 
+#: the validation sets read from each multi-pair training file (``estimator.py --multilingual``):
+#: a variant trained on the file may not read them (``word`` holds MLQE-PE's sentences)
+READ_FROM = {
+    "mqm": ("ende20", "ende21", "zhen20", "zhen21"),
+    "da": ("mlqe",),
+    "word": ("mlqe",),
+    "ced": (),
+}
 #: sources kept of a many-systems set that has more (seeded draw)
 SOURCES = 250
 #: rows kept of each MLQE-PE pair
@@ -236,7 +244,7 @@ def predict_set(est, variant: str, vs: ValidationSet) -> Path:
     f = _fold_file(variant, vs)
     f.parent.mkdir(parents=True, exist_ok=True)
     lines = ["seg_id\tsystem\tscore\twords\tmeaning"]
-    lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t\t{e.meaning:.6f}"
+    lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t{word_items(e.words)}\t{e.meaning:.6f}"
               for r, e in zip(vs.rows, res, strict=True)]  # fmt: skip
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{vs.key}: {len(vs.rows)} predictions of {variant}/{vs.fold} -> {f}")
@@ -340,8 +348,15 @@ def main() -> None:
     )
     ap.add_argument("--sets", default="", help="only these set keys, by commas")
     args = ap.parse_args()
-    if _config(args.model_id).get("multilingual"):
-        raise SystemExit(f"{args.model_id} trained on other pairs' files: they are test sets here")
+    trained = {
+        k for f in _config(args.model_id).get("multilingual", []) for k in READ_FROM.get(f, ())
+    }
+    asked = set(args.sets.split(",")) if args.sets else None
+    if trained and (asked is None or asked & trained):
+        raise SystemExit(
+            f"{args.model_id} trained on the multi-pair files behind the sets "
+            f"{', '.join(sorted(trained))}: they are no test sets for it (--sets the others)"
+        )
     (cmd_findings if args.command == "findings" else cmd_predict)(args)
 
 

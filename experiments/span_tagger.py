@@ -127,23 +127,28 @@ def choose(sets: list[list[Item]], weights, bias, max_alarms: float) -> tuple[Sp
     return best[1], best[0]
 
 
-def challenge_rows(tagger: SpanTagger, data: dict[str, list[Item]]) -> list[str]:
+def challenge_rows(
+    tagger: SpanTagger, data: dict[str, list[Item]], estimator: Path | None = None
+) -> list[str]:
     """The threshold's other side: at lower thresholds, the shipped tagger's spans on the
-    challenge set's minimal pairs (the default scorer), its alarms on newstest's error-free
-    translations (in-sample) and its WMT22 dev MCC (held out)."""
+    challenge set's minimal pairs (the default scorer, with the estimator file ``estimator``
+    when given: a candidate's fold model made by ``ship.py``), its alarms on newstest's
+    error-free translations (in-sample) and its WMT22 dev MCC (held out)."""
     from challenge import DEFAULT
 
     from xlscore import XLScorer
     from xlscore.evaluation.challenge import read_challenge, run_challenge
 
-    scorer = XLScorer.offline()
+    scorer = XLScorer.offline(**({"estimator": str(estimator)} if estimator else {}))
+    mark = " (chosen)" if estimator else " (shipped)"
     est = scorer.final.estimator
     assert est is not None
     pairs = read_challenge(DEFAULT)
     out = [
         "### The threshold's other side: the challenge set's minimal pairs",
         "",
-        f"The shipped tagger's weights at lower thresholds; challenge set: {len(pairs)} pairs, "
+        f"The {mark.strip(' ()')} tagger's weights at lower thresholds; challenge set: "
+        f"{len(pairs)} pairs, "
         "a span on the error of the flawed translation / any span on the correct one "
         "(`experiments/challenge.py`'s rows).",
         "",
@@ -160,7 +165,7 @@ def challenge_rows(tagger: SpanTagger, data: dict[str, list[Item]]) -> list[str]
         a, n = alarms(data["newstest2021"], news)
         wmt = mcc(data["WMT22 dev"], tags(data["WMT22 dev"], est.tagger))
         out.append(
-            f"| {t:g}{' (shipped)' if t == tagger.threshold else ''} | {hit}/{len(pairs)} | "
+            f"| {t:g}{mark if t == tagger.threshold else ''} | {hit}/{len(pairs)} | "
             f"{good}/{len(pairs)} | {a / n:.1%} | {wmt:+.3f} |"
         )
     return out
@@ -176,6 +181,11 @@ def main() -> None:
         "--challenge",
         action="store_true",
         help="also read the challenge set's spans at lower thresholds (loads the models)",
+    )
+    ap.add_argument(
+        "--challenge-file",
+        type=Path,
+        help="--challenge with this estimator file instead of the shipped one (a candidate)",
     )
     ap.add_argument("--out", type=Path, help="write the shipped tagger's metadata (JSON) here")
     args = ap.parse_args()
@@ -291,7 +301,9 @@ def main() -> None:
         f"| (bias) | {tagger.bias:+.3f} |",
     ]
     if args.challenge:
-        lines += ["", *challenge_rows(tagger, data)]
+        lines += ["", *challenge_rows(tagger, data, args.challenge_file)]
+        if args.challenge_file:
+            lines.append(f"\nChallenge rows read with the estimator file `{args.challenge_file}`.")
     if args.out:
         args.out.write_text(json.dumps(tagger.to_meta(), indent=1) + "\n", encoding="utf-8")
         lines.append(f"\nWritten to `{args.out}`.")

@@ -107,3 +107,47 @@ def test_a_wise_interpolation_runs_from_the_plain_model_to_the_multi_task_one(un
     own = multi().model.state_dict()
     heads = {k: v for k, v in at0.model.state_dict().items() if k.startswith(("word", "adequacy"))}
     assert heads and all(v.equal(own[k]) for k, v in heads.items())
+
+
+def test_talks_spans_attach_by_segment_and_errors_without_a_span_stay_unlabelled(tmp_path):
+    import gzip
+    import json
+
+    (tmp_path / "multilingual").mkdir()
+    rows = [
+        Judgment("ted2021:t:1", "A", "Hi there.", "Hallo da.", 0.0, lp="en-de"),
+        Judgment("ted2021:t:1", "B", "Hi there.", "Hallo dort.", -5.0, lp="en-de"),
+        Judgment("ted2021:t:2", "A", "Bye.", "Tschüss.", -1.0, lp="en-de"),
+    ]
+    spans = [
+        ("en-de", "ted2021:t:1", "A", []),
+        ("en-de", "ted2021:t:1", "B", [{"start": 6, "end": 11, "severity": "Major"},
+                                       {"start": 6, "end": 40, "severity": "Minor"}]),
+        ("en-de", "ted2021:t:2", "A", []),  # its error was marked on the source
+    ]  # fmt: skip
+    with gzip.open(tmp_path / _protocol.TALKS_SPANS, "wt", encoding="utf-8") as fh:
+        fh.write("lp\tseg_id\tsystem\tspans\n")
+        fh.writelines(f"{a}\t{b}\t{c}\t{json.dumps(d)}\n" for a, b, c, d in spans)
+    scores = tmp_path / "scores.tsv"
+    scores.write_text(
+        "seg_id\tsystem\tn_err\nted2021:t:1\tA\t0\nted2021:t:1\tB\t1\nted2021:t:2\tA\t1\n",
+        encoding="utf-8",
+    )
+    got = _protocol.unmarked_errors(_protocol.talks_marks(tmp_path, rows), scores)
+    assert got[0].errors == ()  # no error: every word labelled right
+    assert [(m.start, m.end, m.severity) for m in got[1].errors] == [(6, 11, "major")]
+    assert got[2].errors is None  # an error with no span here: no word labels at all
+
+
+def test_word_only_variants_drop_other_pairs_rows_without_word_labels(fake_sets):
+    from dataclasses import replace
+
+    talks = {k: [replace(r, errors=() if i % 2 else None) for i, r in enumerate(v)]
+             for k, v in TALKS.items()}  # fmt: skip
+    cfg = {"it": False, "it_sample": 0, "da": True, "talks": True,
+           "recipe": {"foreign_words_only": True}}  # fmt: skip
+    fake_sets["talks-data"] = talks
+    train, _ = _protocol.fold_split(fake_sets, "all", cfg)
+    other = [r for rows in train if rows[0].lp != "en-ru" for r in rows]
+    assert other and all(r.errors is not None for r in other)
+    assert sum(map(len, (rows for rows in train if rows[0].lp == "en-ru"))) == 24  # all kept

@@ -206,6 +206,63 @@ def test_word_loss_counts_labelled_pieces_only():
     assert batch_loss(torch.zeros(1), t, Recipe(word_weight=0.0), logits).item() == 0.0
 
 
+def test_word_loss_weighs_the_ok_class_and_each_row():
+    labels = torch.tensor([[0, 0, 2], [0, 1, -100]])
+    logits = torch.randn(2, 3, 3, generator=torch.Generator().manual_seed(0))
+    each = -torch.log_softmax(logits, -1).gather(-1, labels.clamp(min=0)[..., None])[..., 0]
+
+    def targets(rows=None):
+        return BatchTargets(
+            target=torch.zeros(2),
+            weight=torch.zeros(2),
+            group=torch.tensor([-1, -1]),
+            parent=torch.tensor([-1, -1]),
+            labels=labels,
+            label_weight=rows,
+        )
+
+    r = Recipe(rank_weight=0.0, synthetic_weight=0.0, word_ok_weight=0.25)
+    w = torch.tensor([[0.25, 0.25, 1.0], [0.25, 1.0, 0.0]])
+    expected = (each * w).sum() / w.sum()
+    assert batch_loss(torch.zeros(2), targets(), r, logits).item() == pytest.approx(
+        expected.item(), rel=1e-5
+    )
+    # the second row's pieces at half weight
+    rows = torch.tensor([1.0, 0.5])
+    w2 = w * rows[:, None]
+    got = batch_loss(torch.zeros(2), targets(rows), r, logits).item()
+    assert got == pytest.approx(((each * w2).sum() / w2.sum()).item(), rel=1e-5)
+    # every weight 1: the plain mean over the labelled pieces, as before the weights
+    plain = Recipe(rank_weight=0.0, synthetic_weight=0.0)
+    kept = labels >= 0
+    assert batch_loss(torch.zeros(2), targets(torch.ones(2)), plain, logits).item() == (
+        pytest.approx(each[kept].mean().item(), rel=1e-6)
+    )
+
+
+def test_other_pairs_teach_only_the_word_head_when_the_recipe_says_so():
+    from xlscore.io.judgments import ErrorMark
+
+    de = [
+        Judgment("d:0:1", f"s{k}", "a b", f"Ein Hund {k}", -k, lp="en-de", errors=())
+        for k in range(3)
+    ]
+    ru = [Judgment("r:0:1", f"s{k}", "a b", f"Собака {k}", -k) for k in range(3)]
+    edit = Judgment(
+        "w:0:1", "mt", "a b", "Ein Katze", -0.5, kind="hter", lp="en-de",
+        errors=(ErrorMark(0, 3, "edit"),),
+    )  # fmt: skip
+    r = Recipe(foreign_words_only=True, edit_word_weight=0.3)
+    ex = make_examples([de, ru, [edit]], r)
+    foreign = [e for e in ex if e.dataset != 1]
+    assert {e.weight for e in foreign} == {0.0}  # no squared error
+    assert all(e.rank_gap == float("inf") for e in foreign)  # never in a ranking pair
+    assert {e.weight for e in ex if e.dataset == 1} == {1.0}
+    assert [e.word_weight for e in ex] == [1.0] * 6 + [0.3]  # post-edit tags down-weighted
+    # without the setting, the other pairs train the score as before
+    assert {e.weight for e in make_examples([de], Recipe())} == {1.0}
+
+
 def test_piece_labels_follow_the_error_spans():
     from xlscore.training.loop import Example
 

@@ -28,6 +28,9 @@ class Recipe:
     meaning_weight: float = 0.0
     da_gap: float = 25.0
     word_weight: float = 1.0
+    word_ok_weight: float = 1.0
+    edit_word_weight: float = 1.0
+    foreign_words_only: bool = False
     span_threshold: float = 0.5
     max_length: int = 256
     edit_tags: bool = True
@@ -59,6 +62,10 @@ class Recipe:
                 min(self.rank_weight, self.synthetic_weight, self.word_weight, self.meaning_weight)
                 >= 0,
                 "loss weights must not be negative",
+            ),
+            (
+                self.word_ok_weight > 0 and self.edit_word_weight >= 0,
+                "word_ok_weight must be positive, edit_word_weight not negative",
             ),
             (0 < self.span_threshold < 1, "span_threshold is a probability in (0, 1)"),
             (
@@ -130,6 +137,9 @@ LEGACY = {
     "synthetic_kinds": "",
     "da_gap": 25.0,
     "word_weight": 0.0,
+    "word_ok_weight": 1.0,
+    "edit_word_weight": 1.0,
+    "foreign_words_only": False,
     "span_threshold": 0.5,
     "freeze_layers": 0,
     "head_hidden": 0,

@@ -9,6 +9,7 @@ translations of one source together (:func:`set_shares`: how much of an epoch ea
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,7 @@ class Example:
     a ranking pair when their ``rank_value`` differ by more than the larger ``rank_gap``.
     ``errors``: character spans of the translation with their word class (1 minor, 2 major);
     ``clean``: whether the rest of the translation is known to be right (``False``: only the
-    spans are labelled)."""
+    spans are labelled); ``word_weight``: weight of its pieces in the word loss."""
 
     source: str
     translation: str
@@ -75,6 +76,7 @@ class Example:
     rank_gap: float = 0.05
     errors: tuple[tuple[int, int, int], ...] = ()
     clean: bool = False
+    word_weight: float = 1.0
 
 
 def _errors_of(
@@ -98,7 +100,9 @@ def make_examples(
     of a ``recipe.synthetic`` share of the English->Russian ones when ``corrupt`` is given
     (:func:`xlscore.training.corruptions.corrupt`: it returns the corrupted text and the characters
     that carry the error). A corruption keeps its parent's error marks (moved onto its text)
-    and adds its own, as a major error."""
+    and adds its own, as a major error. With ``recipe.foreign_words_only`` the translations of
+    other language pairs teach the word head only (no squared error, no ranking pair); a
+    translation labelled by post-edits weighs ``recipe.edit_word_weight`` in the word loss."""
     out: list[Example] = []
     groups: dict[tuple[int, str], int] = {}
     russian: list[bool] = []  # per example: an en-ru translation (the corruptions are Russian)
@@ -113,6 +117,8 @@ def make_examples(
             text = normalize_text(r.translation)
             errors, clean = _errors_of(r, text, recipe.edit_tags)
             russian.append(r.lp == DEFAULT_LP)
+            words_only = recipe.foreign_words_only and r.lp != DEFAULT_LP
+            edited = r.kind == "hter" and r.errors is not None  # tags from post-edits
             out.append(
                 Example(
                     normalize_text(r.source),
@@ -120,12 +126,13 @@ def make_examples(
                     float(t),
                     g,
                     d,
-                    1.0 if not da or recipe.da_regression else 0.0,
+                    0.0 if words_only or (da and not recipe.da_regression) else 1.0,
                     -1,
                     float(r.raw) if da and r.raw is not None else float(t),
-                    recipe.da_gap if da else 0.05,
+                    math.inf if words_only else recipe.da_gap if da else 0.05,
                     errors,
                     clean,
+                    recipe.edit_word_weight if edited else 1.0,
                 )
             )
     if corrupt is not None and recipe.synthetic > 0:

@@ -120,6 +120,7 @@ def fit(
             vector([e.rank_value for e in ex]),
             vector([e.rank_gap for e in ex]),
             labels,
+            vector([e.word_weight for e in ex]),
         )
 
     groups: list[set[int]] = [set() for _ in datasets]

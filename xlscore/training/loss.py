@@ -25,6 +25,7 @@ class BatchTargets:
     rank_value: torch.Tensor | None = None  # [B] (default: target)
     rank_gap: torch.Tensor | None = None  # [B] (default: 0.05)
     labels: torch.Tensor | None = None  # [B, T] word class per piece (-100: none)
+    label_weight: torch.Tensor | None = None  # [B] weight of each row's pieces (default 1)
 
 
 def batch_loss(
@@ -39,9 +40,11 @@ def batch_loss(
     pairs whose ``rank_value`` differ by more than the larger ``rank_gap`` +
     ``synthetic_weight`` x margin loss of each corruption against its parent +
     ``meaning_weight`` x the same margin loss on the meaning head's output ``meaning`` +
-    ``word_weight`` x cross-entropy of the word classes of labelled pieces. ``parts``, when
-    given, receives each weighted term's value (``squared``, ``rank``, ``synthetic``,
-    ``meaning``, ``word``; a term absent from the batch is 0): how the total is dosed."""
+    ``word_weight`` x cross-entropy of the word classes of labelled pieces (the OK class
+    weighted ``word_ok_weight``, each row's pieces ``label_weight``: :func:`word_loss`).
+    ``parts``, when given, receives each weighted term's value (``squared``, ``rank``,
+    ``synthetic``, ``meaning``, ``word``; a term absent from the batch is 0): how the total
+    is dosed."""
     terms: dict[str, torch.Tensor] = {}
     loss = terms["squared"] = (t.weight * (pred - t.target) ** 2).sum() / t.weight.sum().clamp(
         min=1.0
@@ -72,17 +75,35 @@ def batch_loss(
         and t.labels is not None
         and (t.labels >= 0).any()
     ):
-        terms["word"] = recipe.word_weight * torch.nn.functional.cross_entropy(
-            word_logits.float().reshape(-1, word_logits.shape[-1]),
-            t.labels.reshape(-1),
-            ignore_index=-100,
-        )
+        terms["word"] = recipe.word_weight * word_loss(word_logits, t, recipe.word_ok_weight)
         loss = loss + terms["word"]
     if parts is not None:  # read in one transfer (one sync on a GPU), not per term
         names = list(terms)
         values = torch.stack([terms[n].detach().float() for n in names]).tolist()
         parts.update(dict.fromkeys(LOSS_PARTS, 0.0) | dict(zip(names, values, strict=True)))
     return loss
+
+
+def word_loss(word_logits: torch.Tensor, t: BatchTargets, ok_weight: float) -> torch.Tensor:
+    """Cross-entropy of the word classes of the labelled pieces: their mean when every class
+    and row weighs 1, else the weighted mean with the OK class (0) weighted ``ok_weight``
+    and each row's pieces ``t.label_weight`` (the weighting of CometKiwi's word loss, which
+    weighs OK 0.15 against BAD 0.85)."""
+    if t.labels is None:
+        raise ValueError("the word loss needs the batch's word labels")
+    logits = word_logits.float().reshape(-1, word_logits.shape[-1])
+    labels = t.labels.reshape(-1)
+    rows = t.label_weight
+    if ok_weight == 1.0 and (rows is None or bool((rows == 1).all())):
+        return torch.nn.functional.cross_entropy(logits, labels, ignore_index=-100)
+    classes = torch.ones(logits.shape[-1], device=logits.device)
+    classes[0] = ok_weight
+    each = torch.nn.functional.cross_entropy(logits, labels, ignore_index=-100, reduction="none")
+    kept = labels >= 0
+    w = classes[labels.clamp(min=0)] * kept
+    if rows is not None:
+        w = w * rows[:, None].expand(t.labels.shape).reshape(-1)
+    return (each * w).sum() / w.sum().clamp(min=1e-6)
 
 
 #: the names of the loss's terms (:func:`batch_loss`'s ``parts``)
