@@ -111,26 +111,20 @@ def unmarked_errors(rows: list, path: Path) -> list:
     translation) left without word labels, not taken as error-free."""
     from dataclasses import replace
 
-    with _open_table(path) as fh:
-        errful = {
-            (r["seg_id"], r["system"])
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-            if int(r["n_err"] or 0) > 0
-        }
+    errful = {(r["seg_id"], r["system"]) for r in _table(path) if int(r["n_err"] or 0) > 0}
     return [
         replace(r, errors=None) if r.errors == () and (r.seg_id, r.system) in errful else r
         for r in rows
     ]
 
 
-def _open_table(path: Path):
-    import gzip
+def _table(path: Path) -> list[dict[str, str]]:
+    """The rows of a TSV file (gzip-compressed or not) as dictionaries, read and checked by
+    the package's reader."""
+    from xlscore.io.judgments import _read_table
 
-    return (
-        gzip.open(path, "rt", encoding="utf-8", newline="")
-        if path.suffix == ".gz"
-        else (open(path, encoding="utf-8", newline=""))
-    )
+    header, rows = _read_table(path)
+    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 #: the raters' spans of both talks files (no translation column: keyed by lp, segment, system)
@@ -145,11 +139,10 @@ def talks_marks(data_dir: Path, rows: list) -> list:
 
     from xlscore.io.judgments import ErrorMark
 
-    with _open_table(data_dir / TALKS_SPANS) as fh:
-        spans = {
-            (r["lp"], r["seg_id"], r["system"]): json.loads(r["spans"])
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        }
+    spans = {
+        (r["lp"], r["seg_id"], r["system"]): json.loads(r["spans"])
+        for r in _table(data_dir / TALKS_SPANS)
+    }
     out = []
     for r in rows:
         found = spans.get((r.lp, r.seg_id, r.system))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +94,14 @@ def read_tags(path: Path) -> dict[str, TagRow]:
             )
             for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         }
+
+
+def whitespace_tags(translation: str, errors) -> tuple[list[tuple[int, int]], list[bool]]:
+    """The whitespace tokens of a translation and whether a rater's span (``errors``: items
+    with ``.start`` and ``.end``; ``None``: none) overlaps each: the gold of a set without the
+    task's own tokens."""
+    tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", translation)]
+    return tokens, [any(e.start < b and a < e.end for e in errors or ()) for a, b in tokens]
 
 
 def tags_at(rows: list[TagRow], words: list, threshold: float) -> list[list[bool]] | None:

@@ -35,6 +35,8 @@ from _protocol import CACHE, load_sets
 from _results import write_markdown
 from sklearn.linear_model import LogisticRegression
 
+from xlscore.estimator.span_tagger import word_runs
+
 
 class Span(NamedTuple):
     start: int
@@ -147,16 +149,7 @@ def tag(items: list, xs: list[np.ndarray], w: np.ndarray, b: float, t: float) ->
     for it, x in zip(items, xs, strict=True):
         p = 1 / (1 + np.exp(-(x @ w + b)))
         p = np.where(it.marked, np.maximum(p, t), p)
-        spans, k = [], 0
-        while k < len(it.words):
-            if p[k] < t:
-                k += 1
-                continue
-            j = k
-            while j + 1 < len(it.words) and p[j + 1] >= t:
-                j += 1
-            spans.append(Span(it.words[k].start, it.words[j].end))
-            k = j + 1
+        spans = [Span(it.words[k].start, it.words[j].end) for k, j in word_runs(p, t)]
         out.append(folds.tokens_hit(it.tokens, spans))
     return out
 

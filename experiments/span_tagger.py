@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -71,8 +70,7 @@ def items_of(rows, words, tag_rows=None) -> list[Item]:
         if tag_rows is not None:
             tokens, gold = tag_rows[k].tokens, tag_rows[k].gold
         else:
-            tokens = [(m.start(), m.end()) for m in re.finditer(r"\S+", r.translation)]
-            gold = [any(e.start < b and a < e.end for e in r.errors or ()) for a, b in tokens]
+            tokens, gold = folds.whitespace_tags(r.translation, r.errors)
         ws, x, marked = word_features(r.source, r.translation, head)
         spans = [(e.start, e.end) for e in r.errors or ()]
         word_gold = bad_words(r.translation, spans) if ws else []

@@ -21,7 +21,6 @@ Writes ``results/word-head.md``.
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,12 +68,8 @@ class WordSet:
 
 def whitespace_gold(rows: list) -> tuple[list, list]:
     """Whitespace tokens of each translation and whether a rater's span overlaps each."""
-    tokens = [[(m.start(), m.end()) for m in re.finditer(r"\S+", r.translation)] for r in rows]
-    gold = [
-        [any(e.start < b and a < e.end for e in r.errors or ()) for a, b in toks]
-        for r, toks in zip(rows, tokens, strict=True)
-    ]
-    return tokens, gold
+    tags = [folds.whitespace_tags(r.translation, r.errors) for r in rows]
+    return [t for t, _ in tags], [g for _, g in tags]
 
 
 def load_word_sets(data_dir: Path) -> tuple[dict[str, WordSet], dict[str, tuple[str, list]]]:
@@ -129,10 +124,10 @@ def mcc(ws: WordSet, predicted: list) -> float:
 
 
 def latin(ws: WordSet) -> list[list[bool]]:
-    return [
-        [bool(re.search(r"[A-Za-z]", t[a:b])) for a, b in toks]
-        for t, toks in zip(ws.translations, ws.tokens, strict=True)
-    ]
+    """The WMT22 reference rule on the set's tokens (:func:`folds.latin_tags`)."""
+    return folds.latin_tags(
+        [folds.TagRow(t, toks, g) for t, toks, g in zip(ws.translations, ws.tokens, ws.gold)]
+    )
 
 
 def main() -> None:

@@ -154,6 +154,23 @@ def word_features(
     return words, x, marked
 
 
+def word_runs(p: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+    """The runs of consecutive words whose probability in ``p`` reaches ``threshold``, as
+    ``(first, last)`` word indices: the words one span covers."""
+    runs: list[tuple[int, int]] = []
+    k = 0
+    while k < len(p):
+        if p[k] < threshold:
+            k += 1
+            continue
+        j = k
+        while j + 1 < len(p) and p[j + 1] >= threshold:
+            j += 1
+        runs.append((k, j))
+        k = j + 1
+    return runs
+
+
 @dataclass(frozen=True)
 class SpanTagger:
     """A logistic combination of :data:`FEATURES` and the threshold at which a word is an error.
@@ -205,21 +222,13 @@ class SpanTagger:
         p = self.probabilities(x)
         p = np.where(marked, np.maximum(p, self.threshold), p)
         out: list[ErrorSpan] = []
-        k = 0
-        while k < len(words):
-            if p[k] < self.threshold:
-                k += 1
-                continue
-            j = k
-            while j + 1 < len(words) and p[j + 1] >= self.threshold:
-                j += 1
+        for k, j in word_runs(p, self.threshold):
             a, b = words[k].start, words[j].end
             text = translation[a:b]
             if len(_INK.findall(text)) >= self.min_chars:
                 major = x[k : j + 1, 1].mean() >= 0.5 or x[k : j + 1, 7].any()
                 prob = round(float(p[k : j + 1].max()), 4)
                 out.append(ErrorSpan(a, b, text, "major" if major else "minor", prob))
-            k = j + 1
         return tuple(out)
 
     def to_meta(self) -> dict:
