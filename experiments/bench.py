@@ -203,7 +203,7 @@ def child(args: argparse.Namespace) -> dict:
             fields = (
                 "score"
                 if what.startswith("default-score")
-                else None
+                else "all"  # every field (None is the default fields, since issue 74)
                 if what.startswith("default-all")
                 else DEFAULT_FIELDS
             )

@@ -113,6 +113,25 @@ def test_wrong_language_is_flagged(small):
 
 
 def test_word_classes():
+    from xlscore.metric.anchor_pairs import _script, has_latin, has_letter
+
+    words = [
+        "кот",
+        "iPhone12",
+        "Ёж",
+        "съезд2",
+        "Бразилії",
+        "ґанок",
+        "42",
+        "—",
+        "",
+        "Straße",
+        "x-ray",
+    ]
+    for w in words:  # the packed bits find_anchors reads are the separate tests
+        tests = (has_letter, is_russian_script, is_number, is_latin, is_cyrillic)
+        assert _script(w) == sum(bool(t(w)) << k for k, t in enumerate(tests)), w
+    assert has_latin("Ёж-x") and not has_latin("Ёж")
     assert is_number("300") and not is_number("3a")
     assert is_latin("iPhone12") and not is_latin("кот") and is_cyrillic("Ёж")
     assert is_russian_script("Ёж") and is_russian_script("съезд2")

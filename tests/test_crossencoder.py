@@ -69,3 +69,31 @@ def test_a_meaning_head_alone_needs_no_sides_and_enters_by_its_blend(unigram_dir
     assert torch.allclose(again[:, 1], 3.0 * parts[:, 2]) and torch.allclose(
         again[:, 2], parts[:, 2]
     )
+
+
+@pytest.mark.parametrize("which", ["unigram", "e5"])
+def test_the_rust_tokenizer_called_directly_gives_the_wrappers_pieces(which, unigram_dir):
+    """``tokenized`` skips transformers' per-text conversion only when that changes nothing:
+    the same ids, sides and offsets as the wrapper, for pairs and single texts, and a
+    tokenizer set to cut or pad goes through the wrapper."""
+    from transformers import AutoTokenizer
+
+    from xlscore import packs
+    from xlscore.encoders.models import tokenized
+
+    folder = unigram_dir if which == "unigram" else packs.path("e5-small")
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    first = ["query: the cat", "query: Mr. O'Neill's 3,5 km", "query: " + "long " * 300, "query: "]
+    second = ["кусок, что-то", "г-н О'Нил — 3,5 км", "ёж " * 400, ""]
+    enc = tok(first, second, return_offsets_mapping=True, truncation=False)
+    wrapped = [
+        (ids, enc.sequence_ids(i), enc["offset_mapping"][i])
+        for i, ids in enumerate(enc["input_ids"])
+    ]
+    assert tokenized(tok, first, second) == wrapped
+    single = tok(second, add_special_tokens=False, return_offsets_mapping=True)
+    assert [(ids, offs) for ids, _, offs in tokenized(tok, second, special=False)] == list(
+        zip(single["input_ids"], single["offset_mapping"])
+    )
+    tok.backend_tokenizer.enable_truncation(8)  # a tokenizer that cuts: the wrapper, uncut
+    assert tokenized(tok, first, second) == wrapped

@@ -329,7 +329,7 @@ def test_no_package_module_is_longer_than_450_lines():
     assert not long, long
 
 
-def test_the_checks_keep_their_word_tables_in_libraries_at_most_2220_lines():
+def test_the_checks_keep_their_word_tables_in_libraries_at_most_2245_lines():
     """The checks took their tables from maintained libraries (issue 35): hand tables that
     grow back past the cap belong in a library or a reasoned exception. (2,000 lines until
     issue 52, whose reading of digit separators by language added logic, not tables; 2,055
@@ -337,10 +337,12 @@ def test_the_checks_keep_their_word_tables_in_libraries_at_most_2220_lines():
     entry per line instead of lines filled to the cap: 1,953 lines; 1,960 until issue 65
     kept each source's side of the checks for all its translations: logic, not tables; 1,970
     until issue 71 added the degenerate check, degenerate.py: logic (repetition, keyboard
-    mash, length), its one table the keyboard's three rows.)"""
+    mash, length), its one table the keyboard's three rows; 2,220 until issue 75 built the
+    name check's look-ups of a translation only when a name needs them and kept what a word
+    or a name gives once per word: logic, not tables.)"""
     folder = PACKAGE / "checks"
     total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
-    assert total <= 2220, total
+    assert total <= 2245, total
 
 
 def test_the_hand_table_of_names_is_one_entry_per_line_and_does_not_grow():

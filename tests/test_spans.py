@@ -3,6 +3,8 @@ the statistics that compare predicted spans with raters' marks."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xlscore.estimator.spans import (
     ErrorSpan,
@@ -15,7 +17,7 @@ from xlscore.estimator.spans import (
     word_errors,
     word_mcc,
 )
-from xlscore.text.words import move_span, normalize_text, offset_map
+from xlscore.text.words import move_span, normalize_text, offset_map, split_words
 
 TEXT = "Более 30 человек погибли, сообщила полиция."
 #        0     6  9       17     24 26       35     42
@@ -33,6 +35,34 @@ def test_words_take_the_largest_error_probability_of_their_pieces():
     words = word_errors(TEXT, offsets, _probs([0.1, 0.2, 0.9, 0.3, 0.6, 0.99]))
     assert [(w.start, w.end) for w in words] == [(0, 5), (6, 8), (9, 16)]
     assert [round(w.probability, 6) for w in words] == [0.2, 0.9, 0.6]  # the empty piece: none
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab ,", max_size=24),
+    st.lists(
+        st.tuples(st.integers(0, 26), st.integers(0, 26), st.floats(0, 1), st.floats(0, 1)),
+        max_size=16,
+    ),
+)
+def test_word_errors_are_the_dense_overlap_of_words_and_pieces(text, pieces):
+    """Each word reached by a piece (spans overlapping; empty and backwards spans reach none)
+    gets 1 - the least no-error probability of its pieces and their summed minor and major
+    probabilities, the sums in piece order, bit for bit as a dense words x pieces reduction."""
+    offsets = [(a, b) for a, b, _, _ in pieces]
+    probs = np.array([(1 - p, p * q, p * (1 - q)) for _, _, p, q in pieces]).reshape(-1, 3)
+    words = split_words(text)
+    spans = np.array(offsets, dtype=np.int64).reshape(-1, 2)
+    hits = [[a < b and a < w.end and w.start < b for a, b in spans.tolist()] for w in words]
+    expected = []
+    for w, hit in zip(words, hits):
+        if any(hit):
+            rows = probs[np.array(hit)]
+            minor = major = 0.0
+            for r in rows.tolist():
+                minor, major = minor + r[1], major + r[2]
+            expected.append(WordError(w.start, w.end, 1.0 - rows[:, 0].min(), minor, major))
+    assert word_errors(text, offsets, probs) == tuple(expected)
 
 
 def test_spans_merge_consecutive_words_and_take_the_likelier_severity():

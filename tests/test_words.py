@@ -1,8 +1,14 @@
 import unicodedata
 
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from xlscore.encoders.pieces import piece_word_matrix
+from xlscore.encoders.pieces import (
+    _sparse_piece_word_matrix,
+    piece_word_matrix,
+    unreached_words,
+)
 from xlscore.text.words import Word, normalize_text, split_words
 
 
@@ -62,6 +68,26 @@ def test_piece_word_matrix_straddling_and_missing():
     assert missing == [3]
     expected = torch.tensor([[0.5, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
     assert torch.allclose(m, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab ,-", max_size=30),
+    st.lists(st.tuples(st.integers(0, 32), st.integers(0, 32)), max_size=20),
+)
+def test_the_words_without_a_piece_are_the_matrixs_left_out_words(text, spans):
+    """What the words-only path (no vectors) leaves out is what the matrix leaves out, for
+    any pieces: straddling, empty, backwards, overlapping, past the end."""
+    words = split_words(text)
+    missing = piece_word_matrix(spans, words)[1]
+    assert unreached_words(spans, words) == missing
+    # an empty span (a special token, a bare "▁") reaches no word, inside one too, as in the
+    # sparse matrix of a very long text
+    bounds = torch.tensor([(w.start, w.end) for w in words], dtype=torch.int64).reshape(-1, 2)
+    _, sparse_missing = _sparse_piece_word_matrix(
+        torch.tensor(spans, dtype=torch.int64).reshape(-1, 2).numpy(), bounds.numpy()
+    )
+    assert sparse_missing == missing
 
 
 def test_piece_word_matrix_empty_inputs():

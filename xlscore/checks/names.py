@@ -26,43 +26,47 @@ from xlscore.text.words import Word, compiled, split_words
 
 
 class _RuText:
-    """The translation's words, prepared for name look-ups."""
+    """The translation's words, prepared for name look-ups (its Cyrillic words and acronyms
+    only when a look-up first needs them)."""
 
     def __init__(self, translation: str):
+        self.translation = translation
         self.lower = fold_ru(translation)
         self.words = [fold_ru(w.text) for w in split_words(translation, letters=True)]
-        cyr: set[str] = set()
-        for word in split_words(translation, joiners="-‑'’", letters=True):
-            parts = [
-                p for p in compiled(r"[-‑'’]").split(fold_ru(word.text)) if _CYRILLIC.fullmatch(p)
-            ]
-            cyr.update(parts)
-            cyr.add("".join(parts))
-        cyr.discard("")
-        self.by_first: dict[str, list[str]] = {}
-        for w in cyr:
-            self.by_first.setdefault(w[0], []).append(w)
-        self.caps_cyr = bool(
-            compiled(r"(?<![\p{L}])\p{Lu}[\p{Lu}&&\p{Cyrillic}]+(?![\p{L}])").search(translation)
-        )
+        self.spaced = "".join(" " + w for w in self.words)  # each word after a space
+
+    @functools.cached_property
+    def by_first(self) -> dict[str, list[str]]:
+        """Its Cyrillic words, their parts and the parts joined, by first letter."""
+        words = split_words(self.translation, joiners="-‑'’", letters=True)
+        by_first: dict[str, list[str]] = {}
+        for w in {p for word in words for p in _cyrillic_parts(word.text)} - {""}:
+            by_first.setdefault(w[0], []).append(w)
+        return by_first
+
+    @functools.cached_property
+    def caps_cyr(self) -> bool:
+        """It has a Cyrillic acronym."""
+        return bool(_CAPS_CYR.search(self.translation))
 
     def has_stem(self, stem: str) -> bool:
         """A word starts with the stem (consecutive words for a stem with spaces)."""
         parts = stem.split()
         n = len(parts)
-        return any(
-            all(self.words[i + k].startswith(parts[k]) for k in range(n))
-            for i in range(len(self.words) - n + 1)
+        return (
+            " " + parts[0] in self.spaced
+            if n == 1
+            else any(
+                all(self.words[i + k].startswith(parts[k]) for k in range(n))
+                for i in range(len(self.words) - n + 1)
+            )
         ) or ("-" in stem and stem in self.lower)
 
     def transliterated(self, name: str) -> bool:
         """A word of the translation transliterates the name."""
-        segs = _segments(_plain_latin(name))
-        firsts = set(_first_letters(segs))
-        spelt = _spelt(name)
-        if spelt:
-            firsts.add(spelt[0])
-        return any(name_matches(name, w) for f in firsts for w in self.by_first.get(f, ()))
+        return any(
+            name_matches(name, w) for f in _name_firsts(name) for w in self.by_first.get(f, ())
+        )
 
     def copied(self, name: str) -> bool:
         """The name appears as it is."""
@@ -70,6 +74,25 @@ class _RuText:
 
 
 _CYRILLIC = regex.compile(r"\p{Cyrillic}+")
+
+
+_CAPS_CYR = regex.compile(r"(?<![\p{L}])\p{Lu}[\p{Lu}&&\p{Cyrillic}]+(?![\p{L}])")
+
+
+@functools.lru_cache(maxsize=100_000)
+def _name_firsts(name: str) -> frozenset[str]:
+    """The Cyrillic letters a transliteration of a Latin name may start with."""
+    spelt = _spelt(name) or ""
+    return frozenset(_first_letters(_segments(_plain_latin(name)))) | set(spelt[:1])
+
+
+@functools.lru_cache(maxsize=100_000)
+def _cyrillic_parts(word: str) -> tuple[str, ...]:
+    """A word's folded Cyrillic parts between hyphens and apostrophes, and them joined."""
+    parts = [p for p in compiled(r"[-‑'’]").split(fold_ru(word)) if _CYRILLIC.fullmatch(p)]
+    return (*parts, "".join(parts))
+
+
 _LATIN = regex.compile(r"\p{Latin}[\p{Latin}\p{M}'’]*")
 _DOTTED = regex.compile(r"(?<![\p{L}.])(?:\p{Lu}\.){2,}(?![\p{L}])")
 _CONTRACTION = regex.compile(r"['’](?:s|m|ve|ll|d|re)$|['’]$")

@@ -38,11 +38,13 @@ from xlscore.encoders.models import (
     prefer_sdpa,
     quiet_transformers,
     resolve_device,
+    tokenized,
 )
 from xlscore.encoders.pieces import (
     SentenceItem,
     WordVectors,
     pieces_to_words,
+    reached_words,
     unique_texts,
     word_vectors,
 )
@@ -236,7 +238,7 @@ class Encoder:
         unique, first, order = unique_texts(sentences, normalised)
         by_key = []
         for item in self._tokenize(unique, first):
-            _, keep, dropped = pieces_to_words(item)
+            keep, dropped = reached_words(item)
             by_key.append(word_vectors(item, keep, dropped, torch.zeros(len(keep), 0)))
         return [by_key[k] for k in order]
 
@@ -314,18 +316,10 @@ class Encoder:
 
     def _tokenize(self, texts: list[str], first_index: list[int]) -> list[SentenceItem]:
         plen = len(self.prefix)
-        with quiet_transformers():  # no "longer than the maximum" notice: we window instead
-            enc = self.tokenizer(
-                [self.prefix + t for t in texts],
-                add_special_tokens=False,
-                return_offsets_mapping=True,
-                return_attention_mask=False,
-                return_token_type_ids=False,
-            )
+        # no "longer than the maximum" notice: long texts are windowed
+        enc = tokenized(self.tokenizer, [self.prefix + t for t in texts], special=False)
         items = []
-        for text, idx, ids, offs in zip(
-            texts, first_index, enc["input_ids"], enc["offset_mapping"]
-        ):
+        for text, idx, (ids, _, offs) in zip(texts, first_index, enc):
             prefix_ids: list[int] = []
             content: list[int] = []
             spans: list[tuple[int, int]] = []

@@ -59,6 +59,38 @@ def quiet_transformers() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+def tokenized(
+    tokenizer, texts: list[str], second: list[str] | None = None, *, special: bool = True
+) -> list[tuple[list[int], list[int | None], list[tuple[int, int]]]]:
+    """Each text's (or with ``second``, each text pair's) piece ids, the text each piece is
+    of (0, 1 for ``second``, ``None`` for a special token) and its character span in that
+    text; nothing is cut. ``special``: with the model's special tokens.
+
+    A fast tokenizer's own Rust tokenizer is called directly when nothing in it cuts or pads:
+    the same pieces without the Python wrapper's conversion of every text."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and backend.truncation is None and backend.padding is None:
+        inputs = texts if second is None else list(zip(texts, second))
+        encodings = backend.encode_batch(inputs, add_special_tokens=special)
+        return [(e.ids, e.sequence_ids, e.offsets) for e in encodings]
+    with quiet_transformers():
+        # never the tokenizer's own truncation: on a long pair it builds every overflowing
+        # piece of both sides against each other (gigabytes at 100 kB); callers cut instead
+        enc = tokenizer(
+            texts,
+            second,
+            add_special_tokens=special,
+            return_attention_mask=False,
+            return_offsets_mapping=True,
+            return_token_type_ids=False,
+            truncation=False,
+        )
+    return [
+        (ids, enc.sequence_ids(i), enc["offset_mapping"][i])
+        for i, ids in enumerate(enc["input_ids"])
+    ]
+
+
 def find_layers(model: torch.nn.Module) -> tuple[torch.nn.Module, str] | None:
     """``(parent, attribute)`` of the model's list of transformer layers, or ``None``."""
     for path in _LAYER_PATHS:

@@ -6,6 +6,7 @@ averaging (words cut once, by :func:`xlscore.text.words.split_words`, with offse
 
 from __future__ import annotations
 
+import bisect
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -73,7 +74,11 @@ def piece_word_matrix(
     bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(len(words), 2)
     if len(words) * n_p > DENSE_CELLS:
         return _sparse_piece_word_matrix(spans, bounds)
-    hit = (spans[None, :, 0] < bounds[:, 1:2]) & (bounds[:, 0:1] < spans[None, :, 1])
+    hit = (
+        (spans[None, :, 0] < spans[None, :, 1])  # an empty span overlaps nothing
+        & (spans[None, :, 0] < bounds[:, 1:2])
+        & (bounds[:, 0:1] < spans[None, :, 1])
+    )
     counts = hit.sum(axis=1)
     missing = np.flatnonzero(counts == 0).tolist()
     keep = counts > 0
@@ -123,21 +128,49 @@ def unique_texts(
     return list(keys), [first[k] for k in range(len(keys))], order
 
 
-def pieces_to_words(item: SentenceItem) -> tuple[torch.Tensor, list, list[str]]:
+def unreached_words(piece_spans: Sequence[tuple[int, int]], words: Sequence[Word]) -> list[int]:
+    """The indices of the words no piece overlaps: the words :func:`piece_word_matrix` leaves
+    out, found without the matrix (for what needs the words and not their vectors)."""
+    reached = bytearray(len(words))
+    starts = [w.start for w in words]
+    for a, b in piece_spans:
+        if a < b:  # the words overlapping a..b are one run: from the last starting before b
+            k = bisect.bisect_left(starts, b) - 1
+            while k >= 0 and words[k].end > a:
+                reached[k] = 1
+                k -= 1
+    return [i for i, r in enumerate(reached) if not r]
+
+
+def pieces_to_words(item: SentenceItem) -> tuple[torch.Tensor, list[Word], list[str]]:
     """A sentence's piece-to-word averaging matrix, its words that received a piece and the
     texts of those that did not (with a warning)."""
     words = split_words(item.text)
     matrix, missing = piece_word_matrix(item.spans, words)
+    return (matrix, *_kept(item, words, missing))
+
+
+def reached_words(item: SentenceItem) -> tuple[list[Word], list[str]]:
+    """:func:`pieces_to_words` without the matrix: the words that received a piece and the
+    texts of those that did not (with a warning)."""
+    words = split_words(item.text)
+    return _kept(item, words, unreached_words(item.spans, words))
+
+
+def _kept(
+    item: SentenceItem, words: list[Word], missing: list[int]
+) -> tuple[list[Word], list[str]]:
+    """The words not ``missing`` and the texts of those that are (warned of)."""
     dropped = [words[i].text for i in missing]
     if dropped:
         warnings.warn(
             f"sentence {item.index + 1}: no sub-word piece for "
             f"{', '.join(map(repr, dropped))}; left out",
             UnembeddedWordWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     lost = set(missing)
-    return matrix, [w for i, w in enumerate(words) if i not in lost], dropped
+    return [w for i, w in enumerate(words) if i not in lost], dropped
 
 
 def word_vectors(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import torch
 
@@ -107,41 +108,42 @@ def encode_pairs(
     pieces are :data:`SPECIAL`; translation offsets count from the translation's start."""
     if not pairs:
         return []
-    from xlscore.encoders.models import quiet_transformers
+    from xlscore.encoders.models import tokenized
 
-    with quiet_transformers():
-        # never the tokenizer's own truncation: on a long pair it builds every overflowing
-        # piece of both sides against each other (gigabytes at 100 kB); cut below instead
-        enc = tokenizer(
-            [prefix + s for s, _ in pairs],
-            [translation_prefix + t for _, t in pairs],
-            return_attention_mask=False,
-            return_offsets_mapping=True,
-            truncation=False,
-        )
+    tokens = tokenized(
+        tokenizer, [prefix + s for s, _ in pairs], [translation_prefix + t for _, t in pairs]
+    )
+    n_prefix, n_marker = len(prefix), len(translation_prefix)
     out = []
-    for i, all_ids in enumerate(enc["input_ids"]):
-        seqs = enc.sequence_ids(i)
-        keep = _kept(seqs, max_length) if max_length and len(all_ids) > max_length else None
-        ids = [x for k, x in enumerate(all_ids) if keep is None or keep[k]]
+    for (all_ids, seqs, all_offsets), (source, translation) in zip(tokens, pairs):
+        ids = list(all_ids)
+        if max_length and len(all_ids) > max_length:
+            keep = _kept(seqs, max_length)
+            ids = [x for x, k in zip(all_ids, keep) if k]
+            seqs = [x for x, k in zip(seqs, keep) if k]
+            all_offsets = [x for x, k in zip(all_offsets, keep) if k]
         side, offsets = [], []
-        for k, (seq, (a, b)) in enumerate(zip(seqs, enc["offset_mapping"][i])):
-            if keep is not None and not keep[k]:
-                continue
-            if seq == 1 and b > max(a, len(translation_prefix)):
-                side.append(TRANSLATION)
-                offsets.append((max(a, len(translation_prefix)) - len(translation_prefix),
-                                b - len(translation_prefix)))  # fmt: skip
-            elif seq == 1:
-                side.append(SPECIAL)
-                offsets.append((0, 0))
-            else:
-                # a piece of the source proper ends after the prefix (its "▁" may start in it)
-                side.append(SOURCE if seq == 0 and b > max(a, len(prefix)) else SPECIAL)
-                offsets.append((0, 0))
-        flags = word_evidence(*pairs[i], offsets) if evidence else ()
-        out.append(Encoded(list(ids), side, offsets, flags))
+        for seq, (a, b) in zip(seqs, all_offsets):
+            if seq == 1:
+                a = a if a > n_marker else n_marker
+                if b > a:
+                    side.append(TRANSLATION)
+                    offsets.append((a - n_marker, b - n_marker))
+                    continue
+            # a piece of the source proper ends after the prefix (its "▁" may start in it)
+            side.append(SOURCE if seq == 0 and b > a and b > n_prefix else SPECIAL)
+            offsets.append((0, 0))
+        flags = word_evidence(source, translation, offsets) if evidence else ()
+        out.append(Encoded(ids, side, offsets, flags))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _source_words(source: str) -> frozenset[str]:
+    """The case-folded words of a source (once for all its translations)."""
+    from xlscore.text.words import split_words
+
+    return frozenset(w.text.casefold() for w in split_words(source))
 
 
 def word_evidence(
@@ -151,14 +153,16 @@ def word_evidence(
     ``(0, 0)``: not a translation piece): bit 0 when its word has a Latin letter, bit 1 when
     its word occurs in ``source`` (case aside). Words without a letter have no flags."""
 
-    from xlscore.text.words import compiled, split_words
+    from xlscore.metric.anchor_pairs import has_latin, has_letter
+    from xlscore.text.words import split_words
 
-    seen = {w.text.casefold() for w in split_words(source)}
+    seen = _source_words(source)
     by_char = bytearray(len(translation))
     for w in split_words(translation):
-        if any(c.isalpha() for c in w.text):
-            flag = bool(compiled(r"\p{Latin}").search(w.text)) | 2 * (w.text.casefold() in seen)
-            by_char[w.start : w.end] = bytes([flag]) * (w.end - w.start)
+        if has_letter(w.text):
+            flag = has_latin(w.text) | 2 * (w.text.casefold() in seen)
+            if flag:
+                by_char[w.start : w.end] = bytes([flag]) * (w.end - w.start)
     return tuple(max(by_char[a:b]) if a < b else 0 for a, b in offsets)
 
 

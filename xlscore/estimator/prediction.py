@@ -273,7 +273,8 @@ def estimates_of(
         else {}
     )
     estimates = []
-    scores, parts = outputs.scores, outputs.parts
+    # Python floats of the whole arrays at once (the same values as indexing each)
+    scores, parts = outputs.scores.tolist(), outputs.parts.tolist()
     for i, k in enumerate(order):
         words: tuple[WordError, ...] = ()
         spans: tuple[ErrorSpan, ...] = ()
@@ -284,16 +285,7 @@ def estimates_of(
                 if tagger is not None
                 else decode_spans(translations[i], words, threshold)
             )
-        estimates.append(
-            Estimate(
-                float(scores[k]),
-                float(parts[k, 0]),
-                float(parts[k, 1]),
-                spans,
-                words,
-                float(parts[k, 2]),
-            )
-        )
+        estimates.append(Estimate(scores[k], parts[k][0], parts[k][1], spans, words, parts[k][2]))
     return estimates
 
 

@@ -22,7 +22,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import groupby, pairwise
 from typing import NamedTuple
 
 import numpy as np
@@ -81,6 +81,22 @@ def _source_words(source: str) -> frozenset[str]:
     return frozenset(w.group().casefold() for w in _SOURCE_WORD.finditer(source))
 
 
+@functools.lru_cache(maxsize=1 << 17)
+def _word_flags(word: str) -> tuple[bool, bool, bool]:
+    """Whether a word has a Latin letter, has a digit, and has neither a letter nor a digit
+    (once per distinct word of the corpus)."""
+    return (
+        _LATIN.search(word) is not None,
+        any(map(str.isdigit, word)),
+        _INK.search(word) is None,
+    )
+
+
+def _in_order(head: Sequence[WordError]) -> bool:
+    """The head's words are in text order already (as :func:`word_errors` gives them)."""
+    return all(a.start <= b.start for a, b in pairwise(head))
+
+
 def word_features(
     source: str,
     translation: str,
@@ -111,7 +127,7 @@ def word_features(
     probs = np.zeros(len(words))
     major = np.zeros(len(words))
     k = 0
-    for e in sorted(head, key=lambda e: e.start):
+    for e in head if _in_order(head) else sorted(head, key=lambda e: e.start):
         while k < len(words) and words[k].end <= e.start:
             k += 1
         j = k
@@ -123,7 +139,8 @@ def word_features(
             j += 1
     clipped = np.clip(probs, EPS, 1.0 - EPS)
     logits = np.log(clipped / (1.0 - clipped))
-    latin = np.array([bool(_LATIN.search(w.text)) for w in words])
+    flags = [_word_flags(w.text) for w in words]  # (Latin letter, digit, no letter or digit)
+    latin = np.array([f[0] for f in flags])
     run = np.zeros(len(words), dtype=bool)
     start = 0
     for is_latin, group in groupby(latin):
@@ -149,8 +166,8 @@ def word_features(
         x[at, 7] = 1.0
         if q.counts:
             marked |= at
-    x[:, 8] = [any(map(str.isdigit, w.text)) for w in words]
-    x[:, 9] = [not _INK.search(w.text) for w in words]
+    x[:, 8] = [f[1] for f in flags]
+    x[:, 9] = [f[2] for f in flags]
     return words, x, marked
 
 

@@ -16,9 +16,10 @@ and character-level precision, recall and F1 of the marked characters.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,11 +27,11 @@ from xlscore.results import ErrorSpan
 from xlscore.text.words import move_span, offset_map, split_words
 
 
-@dataclass(frozen=True)
-class WordError:
+class WordError(NamedTuple):
     """The word head's view of one word of a translation: its characters ``start:end``, the
     probability that it is part of an error (the largest of its pieces') and the summed
-    probabilities of a minor and of a major error over its pieces."""
+    probabilities of a minor and of a major error over its pieces. (A named tuple: tens of
+    them per translation are made.)"""
 
     start: int
     end: int
@@ -45,26 +46,26 @@ def word_errors(
     """Each word of ``text`` (the translation the model read) with the error probabilities of
     the pieces overlapping it, from the pieces' character ``offsets`` and class probabilities
     ``probs`` (``[pieces, 3]``: no error, minor, major). Words no piece reaches are left out."""
-    probs = np.asarray(probs, dtype=np.float64)
-    spans = np.asarray(list(offsets), dtype=np.int64).reshape(-1, 2)
+    rows = np.asarray(probs, dtype=np.float64).reshape(-1, 3).tolist()
     words = split_words(text)
-    bounds = np.asarray([(w.start, w.end) for w in words], dtype=np.int64).reshape(-1, 2)
-    # which pieces each word overlaps, all words at once (pieces with an empty span none)
-    hits = (
-        (spans[None, :, 0] < spans[None, :, 1])
-        & (spans[None, :, 0] < bounds[:, 1:2])
-        & (bounds[:, 0:1] < spans[None, :, 1])
-    )
-    if not hits.size:
-        return ()
-    # each word's largest error probability (1 - the least "no error" of its pieces) and its
-    # pieces' summed minor and major probabilities, all words at once
-    error = 1.0 - np.where(hits, probs[None, :, 0], np.inf).min(axis=1)
-    summed = (hits[:, :, None] * probs[None, :, 1:3]).sum(axis=1)  # no BLAS threads here
-    reached = np.flatnonzero(hits.any(axis=1)).tolist()
-    error_l, minor_l, major_l = error.tolist(), summed[:, 0].tolist(), summed[:, 1].tolist()
+    starts = [w.start for w in words]
+    least: list[float | None] = [None] * len(words)  # the least "no error" of its pieces
+    minor, major = [0.0] * len(words), [0.0] * len(words)
+    for (a, b), (ok, p_minor, p_major) in zip(offsets, rows):
+        if a >= b:
+            continue  # an empty span reaches no word
+        # the words a piece overlaps are one run: from the last starting before its end back
+        k = bisect.bisect_left(starts, b) - 1
+        while k >= 0 and words[k].end > a:
+            low = least[k]
+            least[k] = ok if low is None or ok < low else low
+            minor[k] += p_minor  # summed in piece order
+            major[k] += p_major
+            k -= 1
     return tuple(
-        WordError(words[i].start, words[i].end, error_l[i], minor_l[i], major_l[i]) for i in reached
+        WordError(w.start, w.end, 1.0 - low, minor[i], major[i])
+        for i, (w, low) in enumerate(zip(words, least))
+        if low is not None
     )
 
 

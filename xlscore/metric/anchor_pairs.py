@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import regex
 
 _LETTER = regex.compile(r"\p{L}")
+_LATIN_LETTER = regex.compile(r"\p{Latin}")
 _NUMBER = regex.compile(r"^\p{N}+$")
 _LATIN_WORD = regex.compile(r"^[\p{Latin}\p{M}\p{N}]*\p{Latin}[\p{Latin}\p{M}\p{N}]*$")
 _CYRILLIC_WORD = regex.compile(r"^[\p{Cyrillic}\p{M}\p{N}]*\p{Cyrillic}[\p{Cyrillic}\p{M}\p{N}]*$")
@@ -32,6 +34,10 @@ _CYRILLIC_WORD = regex.compile(r"^[\p{Cyrillic}\p{M}\p{N}]*\p{Cyrillic}[\p{Cyril
 _NOT_RUSSIAN = regex.compile(r"[^\P{Cyrillic}а-яёА-ЯЁ\p{M}]")
 
 FOREIGN_FLAG_SHARE = 0.5
+
+#: distinct words whose script tests are remembered (each engine of a source repeats most of
+#: the others' words, so a test runs about once per word of the corpus, not once per use)
+WORD_CACHE = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -64,21 +70,37 @@ class AnchorSet:
         return [r for _, r in self.pairs]
 
 
+@lru_cache(maxsize=WORD_CACHE)
+def has_letter(word: str) -> bool:
+    """At least one letter."""
+    return _LETTER.search(word) is not None
+
+
+@lru_cache(maxsize=WORD_CACHE)
+def has_latin(word: str) -> bool:
+    """At least one Latin letter."""
+    return _LATIN_LETTER.search(word) is not None
+
+
+@lru_cache(maxsize=WORD_CACHE)
 def is_number(word: str) -> bool:
     """Digits only."""
     return bool(_NUMBER.match(word))
 
 
+@lru_cache(maxsize=WORD_CACHE)
 def is_latin(word: str) -> bool:
     """A Latin-script word (digits allowed)."""
     return bool(_LATIN_WORD.match(word))
 
 
+@lru_cache(maxsize=WORD_CACHE)
 def is_cyrillic(word: str) -> bool:
     """A Cyrillic word (digits allowed)."""
     return bool(_CYRILLIC_WORD.match(word))
 
 
+@lru_cache(maxsize=WORD_CACHE)
 def is_russian_script(word: str) -> bool:
     """A Cyrillic word whose letters are all of the Russian alphabet (digits allowed): not,
     e.g., Ukrainian ``Бразилії``."""
@@ -159,7 +181,7 @@ def source_side(en_words: Sequence[str], en_keys: Callable[[str], frozenset[str]
     """The source's part of :func:`find_anchors`, made once for all its translations."""
     positions: dict[str, list[int]] = {}
     for j, w in enumerate(en_words):
-        if _LETTER.search(w):
+        if has_letter(w):
             for k in en_keys(w):
                 positions.setdefault(k, []).append(j)
     en_initial = _sentence_initial(en_words)
@@ -182,6 +204,7 @@ def find_anchors(
     en_keys: Callable[[str], frozenset[str]],
     headwords: frozenset[str] | set[str],
     source: SourceSide | None = None,
+    memo: dict[str, list[int]] | None = None,
 ) -> AnchorSet:
     """Anchor pairs between an English source and a Russian translation (word lists).
 
@@ -190,48 +213,62 @@ def find_anchors(
     ``headwords`` English words, to tell names from words (the scorer passes
     :meth:`xlscore.metric.lexicon.Lexicon.known_words`, the same with any lexicon);
     ``source``: :func:`source_side` of ``en_words`` when the caller made it already (once per
-    source for all its translations).
+    source for all its translations); ``memo``: a dictionary kept for the source, where each
+    Russian word's candidate English positions are remembered for its other translations
+    (only when ``translations`` is the same for all of them).
     """
     positions, en_kept, en_folded, at_folded = source or source_side(en_words, en_keys)
     # a very long pair (a document on one line): each word's candidates are the nearest few
     # by relative position, so that memory and time grow with the text, not its square
     near = len(ru_words) * len(en_words) > LONG_PAIR_CELLS
-    letter_words = [w for w in ru_words if _LETTER.search(w)]
-    mostly_russian = sum(map(is_russian_script, letter_words)) * 2 >= len(letter_words)
+    kinds = [_script(w) for w in ru_words]
+    n_letter_words = sum(1 for k in kinds if k & _IS_LETTERS)
+    mostly_russian = sum(1 for k in kinds if k & _IS_RUSSIAN) * 2 >= n_letter_words
 
     edges: list[list[int]] = []
     same: list[set[int]] = []
     foreign_at: list[int] = []
     copied = 0
-    for i, w in enumerate(ru_words):
+    for i, (w, kind) in enumerate(zip(ru_words, kinds)):
         cands: set[int] = set()
-        folded = w.casefold()
-        if is_russian_script(w):
-            for t in translations(w):
-                cands.update(positions.get(t, ()))
-        elif is_number(w) or is_latin(w):
+        if kind & _IS_RUSSIAN:
+            known = memo.get(w) if memo is not None else None
+            if known is None:
+                for t in translations(w):
+                    cands.update(positions.get(t, ()))
+                known = sorted(cands)
+                if memo is not None:
+                    memo[w] = known
+            if near and len(known) > NEAR_CANDIDATES:
+                known = sorted(_nearest(set(known), i / len(ru_words), len(en_words)))
+            edges.append(known)
+            same.append(set())  # a Russian word is never the same token as an English one
+            continue
+        if kind & (_IS_NUMBER | _IS_LATIN):
             # inside a Russian sentence a capitalised or unknown Latin word is a name, kept as
             # it is; in a sentence that is mostly not Russian only the source's names (by
             # their spelling) and numbers count
+            folded = w.casefold()
+            latin = bool(kind & _IS_LATIN)
             kept = folded in en_kept or (
-                is_latin(w) and mostly_russian and name_like(w, False, headwords)
+                latin and mostly_russian and name_like(w, False, headwords)
             )
             if kept:
                 cands = set(at_folded.get(folded, ()))
-            elif is_latin(w):
+            elif latin:
                 foreign_at.append(i)
                 copied += folded in en_folded
-        elif _LETTER.search(w):
+        elif kind & _IS_LETTERS:
             foreign_at.append(i)  # another script, or another language's Cyrillic letters
         if near and len(cands) > NEAR_CANDIDATES:
             cands = set(_nearest(cands, i / len(ru_words), len(en_words)))
         edges.append(sorted(cands))
-        same.append(cands if not is_cyrillic(w) else set())
+        same.append(cands if not kind & _IS_CYRILLIC else set())
 
     matched = _max_matching(edges, len(en_words))
     pairs = _in_order([(e, r) for r, e in enumerate(matched) if e >= 0], en_words, ru_words)
     foreign = len(foreign_at)
-    share = foreign / len(letter_words) if letter_words else 0.0
+    share = foreign / n_letter_words if n_letter_words else 0.0
     flags: tuple[str, ...] = ()
     if share >= FOREIGN_FLAG_SHARE:
         flags = ("untranslated",) if copied >= foreign / 2 else ("wrong_language",)
@@ -240,12 +277,29 @@ def find_anchors(
     )
 
 
+# what :func:`find_anchors` asks of a word, as bits of :func:`_script`
+_IS_LETTERS, _IS_RUSSIAN, _IS_NUMBER, _IS_LATIN, _IS_CYRILLIC = 1, 2, 4, 8, 16
+
+
+@lru_cache(maxsize=WORD_CACHE)
+def _script(word: str) -> int:
+    """A word's script tests at once (:func:`has_letter`, :func:`is_russian_script`,
+    :func:`is_number`, :func:`is_latin`, :func:`is_cyrillic`) as bits."""
+    return (
+        has_letter(word) * _IS_LETTERS
+        | is_russian_script(word) * _IS_RUSSIAN
+        | is_number(word) * _IS_NUMBER
+        | is_latin(word) * _IS_LATIN
+        | is_cyrillic(word) * _IS_CYRILLIC
+    )
+
+
 def _sentence_initial(words: Sequence[str]) -> list[bool]:
     """Whether each word starts a sentence (the first letter-word, or one after . ! ? …)."""
     out, start = [], True
     for w in words:
         out.append(start)
-        if _LETTER.search(w) or is_number(w):
+        if has_letter(w) or is_number(w):
             start = False
         elif w in ".!?…":
             start = True
@@ -260,6 +314,8 @@ def _in_order(
     groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for e, r in pairs:
         groups.setdefault((ru_words[r].casefold(), en_words[e].casefold()), []).append((e, r))
+    if len(groups) == len(pairs):  # no word pair repeated: nothing to re-pair
+        return sorted(pairs)
     out = []
     for members in groups.values():
         es = sorted(e for e, _ in members)

@@ -125,10 +125,12 @@ class Anchoring:
         known, _ = lex.known_words()
         found: list[AnchorSet] = []  # each distinct pair's anchors
         sides: dict[str, SourceSide] = {}  # each source's part once, for all its translations
+        memos: dict[str, dict[str, list[int]]] = {}  # and its words' candidates (one table)
         for k in pairs.first:
             s, m = corpus.src[k], corpus.mt[k]
             if s.text not in sides:
                 sides[s.text] = source_side(s.words, lex.en_keys)
+                memos[s.text] = {}
             words = table
             if aligned:
                 if space is None or not isinstance(self.translator, AlignmentTranslator):
@@ -142,7 +144,15 @@ class Anchoring:
                 return words.get(w, empty)
 
             found.append(
-                find_anchors(s.words, m.words, translations, lex.en_keys, known, sides[s.text])
+                find_anchors(
+                    s.words,
+                    m.words,
+                    translations,
+                    lex.en_keys,
+                    known,
+                    sides[s.text],
+                    None if aligned else memos[s.text],
+                )
             )
         corpus.anchors = [found[j] for j in pairs.order]
         return corpus

@@ -11,10 +11,11 @@ Treat the lists as places to look, not as verdicts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Protocol
 
 from xlscore.finding import Finding
-from xlscore.metric.anchor_pairs import AnchorSet
+from xlscore.metric.anchor_pairs import WORD_CACHE, AnchorSet, has_letter
 from xlscore.results import Evidence, Span
 
 #: numbers on one side only, as written and where: ``(numbers, spans)`` for the source's the
@@ -209,6 +210,13 @@ class SpannedWords(Protocol):
     def spans(self) -> list[tuple[int, int]]: ...
 
 
+@lru_cache(maxsize=WORD_CACHE)
+def _content_word(word: str) -> bool:
+    """A source word whose lack of an anchor is evidence: one with a letter, not a function
+    word."""
+    return has_letter(word) and word.casefold() not in FUNCTION_WORDS
+
+
 def gather(
     source: SpannedWords, translation: SpannedWords, anchors: AnchorSet, numbers: Numbers
 ) -> Evidence:
@@ -216,11 +224,7 @@ def gather(
     the translation lacks and the translation's the source lacks, as the number check reads
     them (:func:`number_evidence`)."""
     matched = set(anchors.en)
-    unmatched = [
-        j
-        for j, w in enumerate(source.words)
-        if j not in matched and any(c.isalpha() for c in w) and w.casefold() not in FUNCTION_WORDS
-    ]
+    unmatched = [j for j, w in enumerate(source.words) if j not in matched and _content_word(w)]
     (missing, missing_at), (added, added_at) = numbers
     return Evidence(
         tuple(source.words[j] for j in unmatched),
