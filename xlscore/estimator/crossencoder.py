@@ -116,12 +116,12 @@ def encode_pairs(
     n_prefix, n_marker = len(prefix), len(translation_prefix)
     out = []
     for (all_ids, seqs, all_offsets), (source, translation) in zip(tokens, pairs):
-        ids = list(all_ids)
         if max_length and len(all_ids) > max_length:
             keep = _kept(seqs, max_length)
-            ids = [x for x, k in zip(all_ids, keep) if k]
+            all_ids = [x for x, k in zip(all_ids, keep) if k]
             seqs = [x for x, k in zip(seqs, keep) if k]
             all_offsets = [x for x, k in zip(all_offsets, keep) if k]
+        ids = list(all_ids)
         side, offsets = [], []
         for seq, (a, b) in zip(seqs, all_offsets):
             if seq == 1:

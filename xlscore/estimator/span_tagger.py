@@ -22,7 +22,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby, pairwise
+from itertools import groupby
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +30,7 @@ import regex
 
 from xlscore.errors import ModelError
 from xlscore.estimator.spans import WordError
+from xlscore.metric.anchor_pairs import has_latin
 from xlscore.results import ErrorSpan
 from xlscore.text.words import Word, split_words
 
@@ -47,7 +48,6 @@ FEATURES = (
     "no_letter",  # the word has no letter or digit (punctuation, symbols)
 )
 
-_LATIN = regex.compile(r"\p{Latin}")
 _INK = regex.compile(r"[\p{L}\p{N}]")
 _SOURCE_WORD = regex.compile(r"[\p{L}\p{N}][\p{L}\p{N}'’\-.]*")
 #: a head probability is clipped to [EPS, 1 - EPS] before its logit
@@ -86,15 +86,10 @@ def _word_flags(word: str) -> tuple[bool, bool, bool]:
     """Whether a word has a Latin letter, has a digit, and has neither a letter nor a digit
     (once per distinct word of the corpus)."""
     return (
-        _LATIN.search(word) is not None,
+        has_latin(word),
         any(map(str.isdigit, word)),
         _INK.search(word) is None,
     )
-
-
-def _in_order(head: Sequence[WordError]) -> bool:
-    """The head's words are in text order already (as :func:`word_errors` gives them)."""
-    return all(a.start <= b.start for a, b in pairwise(head))
 
 
 def word_features(
@@ -127,7 +122,7 @@ def word_features(
     probs = np.zeros(len(words))
     major = np.zeros(len(words))
     k = 0
-    for e in head if _in_order(head) else sorted(head, key=lambda e: e.start):
+    for e in sorted(head, key=lambda e: e.start):
         while k < len(words) and words[k].end <= e.start:
             k += 1
         j = k

@@ -124,13 +124,14 @@ class Anchoring:
         lex = self.lexicon
         known, _ = lex.known_words()
         found: list[AnchorSet] = []  # each distinct pair's anchors
-        sides: dict[str, SourceSide] = {}  # each source's part once, for all its translations
-        memos: dict[str, dict[str, list[int]]] = {}  # and its words' candidates (one table)
+        # each source's part once for all its translations, and its words' candidates (one
+        # table for the corpus: with the dictionary, not the per-pair word alignment)
+        sides: dict[str, tuple[SourceSide, dict[str, list[int]]]] = {}
         for k in pairs.first:
             s, m = corpus.src[k], corpus.mt[k]
             if s.text not in sides:
-                sides[s.text] = source_side(s.words, lex.en_keys)
-                memos[s.text] = {}
+                sides[s.text] = (source_side(s.words, lex.en_keys), {})
+            side, memo = sides[s.text]
             words = table
             if aligned:
                 if space is None or not isinstance(self.translator, AlignmentTranslator):
@@ -150,8 +151,8 @@ class Anchoring:
                     translations,
                     lex.en_keys,
                     known,
-                    sides[s.text],
-                    None if aligned else memos[s.text],
+                    side,
+                    None if aligned else memo,
                 )
             )
         corpus.anchors = [found[j] for j in pairs.order]
