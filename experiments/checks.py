@@ -13,7 +13,9 @@ of findings that point at a translation span overlapping a rater span / BAD toke
 the share of all words that do; recall-ish figures from the error categories; on WMT22 the
 word-level MCC of tagging BAD the tokens a finding points at, alone and in union with the
 "every token with a Latin letter" rule. No model is needed. Writes
-experiments/results/checks.md.
+experiments/results/checks.md and, for each rule whose findings cost nothing in the score, its
+false alarms and hits on newstest (all rows) to xlscore/checks/measured.tsv, where each such
+finding's ``why_free`` reads them (:mod:`xlscore.checks.measured`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from pathlib import Path
 import regex
 from _results import write_markdown
 
-from xlscore.checks import CHECKS, find_mismatches
+from xlscore.checks import CHECKS as ALL_CHECKS
+from xlscore.checks import REGISTRY, find_mismatches
+from xlscore.checks.measured import COLUMNS, MEASURED_FILE
 
 # the WMT21 MQM categories of this release that concern meaning (accuracy) rather than form;
 # ``Lexical Selection`` is this typology's mistranslation category
@@ -59,6 +63,11 @@ NAME_CATEGORIES = (
     "Wrong Transliteration",
 )
 NUMBER_CATEGORIES = ("Wrong Unit Conversion", "Wrong Date/Time")
+#: the checks whose findings are counted one by one (the ``degenerate`` share is measured by
+#: experiments/degenerate.py)
+CHECKS = tuple(c for c in ALL_CHECKS if not REGISTRY[c].pulls)
+#: the set whose figures each free finding's reason quotes
+MEASURED_SET = "WMT21 newstest MQM"
 # each check in all, then its two kinds of finding: something of the source the translation
 # lacks (no translation span), and something of the translation the finding points at
 GROUPS = [
@@ -278,6 +287,40 @@ def wmt22(rows: list[dict], findings: list[list]) -> tuple[list[str], list[str],
     )
 
 
+def free_rules(rows: list[dict], findings: list[list]) -> list[dict[str, str]]:
+    """For each rule whose findings cost nothing (:meth:`xlscore.checks.Check.costs`), in
+    check order (those that fire on ``rows``): the error-free rows and how many of them it
+    flags (false alarms), the rows with a rater error and how many of them it flags (hits)."""
+    err = [bool(json.loads(r["spans"])) for r in rows]
+    flagged: dict[tuple[str, str], set[int]] = {}
+    for i, fs in enumerate(findings):
+        for f in fs:
+            if not f.counts and f.check in CHECKS:
+                flagged.setdefault((f.check, REGISTRY[f.check].rule(f)), set()).add(i)
+    out = []
+    for (check, rule), at in sorted(flagged.items(), key=lambda x: CHECKS.index(x[0][0])):
+        out.append(
+            {
+                "check": check,
+                "rule": rule,
+                "set": MEASURED_SET,
+                "error_free": str(err.count(False)),
+                "false_alarms": str(sum(not err[i] for i in at)),
+                "with_error": str(err.count(True)),
+                "hits": str(sum(err[i] for i in at)),
+            }
+        )
+    return out
+
+
+def write_measured(lines: list[dict[str, str]], command: str) -> None:
+    """:data:`MEASURED_FILE`: one line per free rule (:data:`COLUMNS`)."""
+    text = [f"# Made by `{command}`: why findings that cost nothing cost nothing."]
+    text.append("\t".join(COLUMNS))
+    text += ["\t".join(x[c] for c in COLUMNS) for x in lines]
+    MEASURED_FILE.write_text("\n".join(text) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -361,6 +404,28 @@ def main() -> None:
             *recall_rows(rows, fs),
             "",
         ]
+    free = free_rules(news, news_f)
+    write_measured(free, "python experiments/checks.py --data-dir ../shared/data")
+    body += [
+        "## Findings that cost nothing, and why",
+        "",
+        "A finding of these rules is reported (text, JSON, the report) but takes nothing off "
+        "the score; each carries these figures as its `why_free` "
+        "(`xlscore/checks/measured.tsv`, written by this script). WMT21 newstest, all "
+        f"{len(news)} rows (14 engines and two human references): a *false alarm* is a "
+        "translation the rule flags in which the rater marked no error, a *hit* one flagged "
+        "with at least one error (any category).",
+        "",
+        "| check | rule | false alarms (of the error-free translations) | hits (of those with an "
+        "error) |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| {x['check']} | {x['rule']} | {x['false_alarms']} of {x['error_free']} | "
+            f"{x['hits']} of {x['with_error']} |"
+            for x in free
+        ),
+        "",
+    ]
     lines, mcc_lines, base = wmt22(word, word_f)
     body += [
         "## WMT22 word-level dev (BAD/OK tags)",

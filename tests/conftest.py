@@ -222,6 +222,8 @@ def tiny(tmp_path_factory, wordpiece_dir, unigram_dir):
 # ---------------------------------------------------------------- the real models, loaded once
 #: the packs' encoders and the shipped estimators loaded in this run, by how they were asked for
 _MODELS: dict = {}
+#: each shared model's :func:`model_digest` when it loaded
+_DIGESTS: dict = {}
 
 
 def _device_key(device) -> str | None:
@@ -241,6 +243,7 @@ def shared_encoder(spec: str, layer=None, device=None, *, dtype: str = "auto", p
     key = ("encoder", spec, str(dev), resolve(dtype, dev), prefix)
     if key not in _MODELS:
         _MODELS[key] = _REAL_LOADS["encoder"](spec, None, device, dtype=dtype, prefix=prefix)
+        _DIGESTS[key] = model_digest(_MODELS[key])
     enc = _MODELS[key]
     return enc if layer is None else enc.with_layer(layer)
 
@@ -250,7 +253,70 @@ def shared_estimator(spec: str = "default", *, device=None, dtype: str = "auto")
     key = ("estimator", spec, _device_key(device), dtype)
     if key not in _MODELS:
         _MODELS[key] = _REAL_LOADS["estimator"](spec, device=device, dtype=dtype)
+        _DIGESTS[key] = model_digest(_MODELS[key])
     return _MODELS[key]
+
+
+def own_estimator(spec: str = "default", **options):
+    """A new ``QualityEstimator.load(spec, ...)``, not the session's: for a test that changes
+    or saves an estimator (saving renames it), which must never touch the shared one."""
+    return _REAL_LOADS["estimator"](spec, **options)
+
+
+def _tensor_state(t) -> tuple:
+    """A tensor's storage and its in-place version counter (torch raises it on every in-place
+    change): cheap to read, and it moves whenever a test writes into the tensor."""
+    return (t.data_ptr(), t._version, tuple(t.shape), str(t.dtype))
+
+
+def _value_state(v) -> object:
+    """What a test could change of one attribute of a shared model: a tensor's or module's
+    tensors by :func:`_tensor_state`, a container's items, anything else by identity (an
+    attribute set to another object) and, for plain values, by value."""
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        return _tensor_state(v)
+    if isinstance(v, torch.nn.Module):
+        return tuple((k, _tensor_state(t)) for k, t in v.state_dict(keep_vars=True).items())
+    if isinstance(v, dict):
+        return (id(v), tuple((k, _value_state(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return (id(v), tuple(_value_state(x) for x in v))
+    if isinstance(v, (str, int, float, bool, type(None))):
+        return v
+    return id(v)
+
+
+def model_state(model) -> dict:
+    """Every attribute of a shared model as :func:`_value_state` reads it (a function
+    wrapped in the model's own dictionary shows as that object)."""
+    return {k: _value_state(v) for k, v in sorted(vars(model).items())}
+
+
+def model_digest(model) -> str:
+    """SHA-256 over every tensor's bytes (by name) of a shared model, and its plain
+    attributes: what its scores depend on, read in full (slow: once per run)."""
+    import hashlib
+
+    import torch
+
+    h = hashlib.sha256()
+    for k, v in sorted(vars(model).items()):
+        h.update(k.encode())
+        tensors = (
+            v.state_dict().items()
+            if isinstance(v, torch.nn.Module)
+            else [(k, v)]
+            if isinstance(v, torch.Tensor)
+            else ()
+        )
+        for name, t in tensors:
+            h.update(name.encode())
+            h.update(t.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+        if not tensors:
+            h.update(repr(_value_state(v)).encode())
+    return h.hexdigest()
 
 
 def _real_loads() -> dict:
@@ -306,9 +372,30 @@ def shared_models():
 def _models_once(_session_cache):
     """Every test shares the packs' encoders and the shipped estimators (:func:`shared_models`),
     whether it asks for them through a fixture, ``XLScorer.offline()``, the command line in
-    this process, or ``Encoder.load``."""
+    this process, or ``Encoder.load``. At the end of the run, each shared model's full digest
+    (:func:`model_digest`) must be the one it had when it loaded: no test changed it."""
     with shared_models():
         yield
+    changed = [str(key) for key, model in _MODELS.items() if model_digest(model) != _DIGESTS[key]]
+    assert not changed, f"tests changed the shared models {changed}"
+
+
+@pytest.fixture(autouse=True)
+def _shared_models_unchanged(request):
+    """A test that changes a shared model (sets an attribute, writes into a tensor) fails,
+    naming what it changed, instead of handing the change to the tests after it. Read after
+    the test's own fixtures (``monkeypatch``) have undone what they did."""
+    before = {key: model_state(m) for key, m in _MODELS.items()}
+    yield
+    for key, state in before.items():
+        after = model_state(_MODELS[key])
+        moved = sorted(k for k in state.keys() | after.keys() if state.get(k) != after.get(k))
+        if moved:
+            pytest.fail(
+                f"{request.node.nodeid} changed the shared model {key}: {', '.join(moved)} "
+                "(change a copy: own_estimator())",
+                pytrace=False,
+            )
 
 
 @pytest.fixture(scope="session")

@@ -448,6 +448,11 @@ def test_a_copied_engine_votes_once_as_in_score(tmp_path, tiny_config):
             row = got[(engine, f"{path}:{k * n + i + 1}")]
             assert row["score"] == pytest.approx(want.score, abs=1e-5)
             assert row["consensus"] == pytest.approx(want.consensus, abs=1e-12)
+            # what the consensus moved the score by, as score says it (issue 82)
+            if want.consensus_shift is None:
+                assert row["consensus_shift"] is None
+            else:
+                assert row["consensus_shift"] == pytest.approx(want.consensus_shift, abs=1e-5)
     assert all(
         got[("copy3", f"{path}:{4 * n + i + 1}")]["score"]
         == pytest.approx(got[("engine3", f"{path}:{2 * n + i + 1}")]["score"], abs=1e-12)

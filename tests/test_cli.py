@@ -972,7 +972,7 @@ def test_errors_are_one_line_with_status_2(case, args, message, bad_files, tmp_p
 
 def test_usage_errors_exit_2():
     r = cli("score", "-s", SRC)
-    assert r.returncode == 2 and "the following arguments are required: -t/--mt" in r.stderr
+    assert r.returncode == 2 and "the translations are missing: give -t FILE" in r.stderr
     # argparse's own exit, from a real process
     assert xlscore("nonsense").returncode == 2
 

@@ -329,7 +329,7 @@ def test_no_package_module_is_longer_than_450_lines():
     assert not long, long
 
 
-def test_the_checks_keep_their_word_tables_in_libraries_at_most_2245_lines():
+def test_the_checks_keep_their_word_tables_in_libraries_at_most_2345_lines():
     """The checks took their tables from maintained libraries (issue 35): hand tables that
     grow back past the cap belong in a library or a reasoned exception. (2,000 lines until
     issue 52, whose reading of digit separators by language added logic, not tables; 2,055
@@ -339,10 +339,13 @@ def test_the_checks_keep_their_word_tables_in_libraries_at_most_2245_lines():
     until issue 71 added the degenerate check, degenerate.py: logic (repetition, keyboard
     mash, length), its one table the keyboard's three rows; 2,220 until issue 75 built the
     name check's look-ups of a translation only when a name needs them and kept what a word
-    or a name gives once per word: logic, not tables.)"""
+    or a name gives once per word: logic, not tables; 2,245 until issue 82 made every finding
+    that costs nothing say why, measured.py reading its figures from the measured.tsv that
+    experiments/checks.py writes, and let the evidence ask the name check whether a name is
+    rendered, names.name_rendered: logic, not tables.)"""
     folder = PACKAGE / "checks"
     total = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in folder.rglob("*.py"))
-    assert total <= 2245, total
+    assert total <= 2345, total
 
 
 def test_the_hand_table_of_names_is_one_entry_per_line_and_does_not_grow():

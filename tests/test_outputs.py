@@ -152,3 +152,30 @@ def test_batch_refuses_an_output_folder_that_holds_or_is_an_input(tmp_path, noth
     from xlscore.io.outputs import check_output_folder
 
     check_output_folder(folder / "_scores", [folder], [pairs])
+
+
+@pytest.mark.parametrize("command", ["score", "rank", "report"])
+def test_an_output_over_the_file_standard_input_reads_is_refused(corpus, command):
+    """Issue 82, point 3: ``-s -`` with standard input redirected from a file, and ``-o`` that
+    file (or a link to it): refused before anything loads, the file as it was. A real
+    process, as a shell runs it: only there is standard input a file."""
+    import subprocess
+    import sys
+
+    src, mts = corpus
+    before = src.read_bytes()
+    link = src.parent / "link.en"
+    link.symlink_to(src)
+    for output in (src, link):
+        with open(src, "rb") as stdin:
+            r = subprocess.run(
+                [sys.executable, "-m", "xlscore.cli.main", command, "-s", "-"]
+                + [a for m in mts for a in ("-t", str(m))]
+                + ["-o", str(output)],
+                stdin=stdin,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        refused(r, output, src, before, named="standard input reads this file")
+        assert "torch" not in r.stderr  # refused before any model (or torch) loaded

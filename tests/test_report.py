@@ -4,6 +4,7 @@ the CLI end to end on the demo."""
 
 import base64
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import replace
@@ -17,6 +18,7 @@ from xlscore import InputError, ScoreResult
 from xlscore.estimator.spans import ErrorSpan
 from xlscore.evaluation.compare import compare_engines, segment_ranking
 from xlscore.metric.evidence import Evidence
+from xlscore.report.charts import length_bins
 from xlscore.report.page import build_report, read_saved_scores
 from xlscore.text.words import normalize_text
 
@@ -254,8 +256,12 @@ def test_report_command_scores_or_reads_a_saved_run(tmp_path):
     html = page.read_text(encoding="utf-8")
     assert r.stderr == ""  # --quiet: nothing but warnings and errors
     assert "C &lt;3" in html and "xlscore report -s" in html and EST in html
+    # issue 82 (6): the page needs the score and the evidence, not the paper's columns (the
+    # English encoder and the dictionary map made the first report take minutes)
+    assert "fields:score+evidence" in html
+    assert all(pair[3] is None for row in _data(html)["segments"] for pair in row[1])
     saved = tmp_path / "s.jsonl"
-    ok(cli("score", *args, "--format", "json", "--fields", "all", "-o", saved))
+    ok(cli("score", *args, "--format", "json", "-o", saved))
     again = tmp_path / "again.html"
     ok(
         cli(
@@ -336,7 +342,7 @@ def test_error_spans_point_into_the_displayed_text():
         for e, pair in zip(translations, pairs):
             shown, given, r = pair[0], translations[e][k], results[k][e]
             assert shown == given
-            assert len(pair) == 18 and pair[14] == (None if r.adequacy is None else r.adequacy)
+            assert len(pair) == 23 and pair[14] == (None if r.adequacy is None else r.adequacy)
             assert pair[15] == (None if r.similarity is None else round(r.similarity, 4))
             assert [[a, b, sev] for a, b, sev, _ in pair[13]] == [
                 [sp.start, sp.end, sp.severity] for sp in r.error_spans
@@ -411,3 +417,106 @@ def test_results_without_error_spans_still_build():
     assert _data(build_report(sources, translations, again, signature="s", n_boot=10)) == _data(
         build_report(sources, translations, results, signature="s", n_boot=10)
     )
+
+
+def test_the_report_command_says_what_it_does_and_computes_the_paper_on_request(tmp_path):
+    """Issue 82 (6): without --quiet the report says on stderr what it is doing from start
+    to end (loading, scoring, the page); ``--fields all`` adds the paper's columns."""
+    args = ["-s", SRC, "-t", ENGINES[0], "-t", ENGINES[1], "--n-boot", "20"]
+    r = ok(cli("report", *args, "-o", tmp_path / "r.html"))
+    for step in ("loading the models", "scoring", "building the page", "wrote "):
+        assert step in r.stderr, step
+    ok(cli("report", *args, "--fields", "all", "-o", tmp_path / "all.html", "--quiet"))
+    html = (tmp_path / "all.html").read_text(encoding="utf-8")
+    assert "fields:all" in html
+    assert all(pair[3] is not None for row in _data(html)["segments"] for pair in row[1])
+
+
+def test_each_score_is_its_estimate_minus_the_checks_plus_the_consensus(tmp_path):
+    """Issue 82 (6): ``consensus_shift`` is what the engines' agreement moved a score by, so
+    that a translation without foreign words scores ``estimate - check_cost +
+    consensus_shift`` exactly; with fewer than three engines there is no consensus term."""
+    out = tmp_path / "s.jsonl"
+    ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            *[a for e in ENGINES for a in ("-t", e)],
+            "--format",
+            "json",
+            "-o",
+            out,
+            "--quiet",
+        )
+    )
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()[1:]]
+    rows = [r for r in rows if "segment" in r]
+    assert len(rows) == 48
+    moved = 0
+    for row in rows:
+        r = ScoreResult.from_dict(row)
+        if r.flags:
+            assert r.consensus_shift is None  # flagged candidates take no part
+            continue
+        if r.consensus_shift is None:  # fewer than three voters in its segment
+            assert r.consensus is None
+            continue
+        moved += abs(r.consensus_shift) > 0.01
+        if r.foreign == 0:
+            total = r.estimate - (r.check_cost or 0.0) + r.consensus_shift
+            assert total == pytest.approx(r.score, abs=1e-9)
+    assert moved > 10
+    two = tmp_path / "two.jsonl"
+    ok(
+        cli(
+            "score",
+            "-s",
+            SRC,
+            "-t",
+            ENGINES[0],
+            "-t",
+            ENGINES[1],
+            "--format",
+            "json",
+            "-o",
+            two,
+            "--quiet",
+        )
+    )
+    lines = two.read_text(encoding="utf-8").splitlines()[1:]
+    assert all(json.loads(x).get("consensus_shift") is None for x in lines)
+
+
+def _svg_marks(svg: str, gid: str) -> list[tuple[float, float]]:
+    """The ``(x, y)`` of each marker matplotlib drew in the SVG group ``gid``."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    group = next(g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("id") == gid)
+    return [
+        (float(u.get("x")), float(u.get("y")))
+        for u in group.iter("{http://www.w3.org/2000/svg}use")
+    ]
+
+
+def test_the_plots_give_each_engine_its_own_row_and_draw_no_broken_line():
+    """Issue 82 (6): the score distribution was four overlapping outlines; now each engine's
+    segments are dots on a row of its own (rows do not overlap, engine 1 on top), and the
+    length plot has one dot per engine and bin of source length, no bin empty (its lines
+    broke where a bin held no segment)."""
+    sources, translations, results = synthetic(n=40)
+    # lengths with many ties and a long tail
+    sources = [" ".join(["word"] * (3 if k < 25 else 4 + k)) for k in range(40)]
+    html = build_report(sources, translations, results, signature="s", n_boot=20)
+    dist, length = re.findall(r"<svg.*?</svg>", html, re.S)
+    rows = [[y for _, y in _svg_marks(dist, f"dist-E{k}")] for k in (1, 2, 3)]
+    assert [len(r) for r in rows] == [40, 40, 40]
+    for upper, lower in itertools.pairwise(rows):
+        assert max(upper) < min(lower)  # SVG's y grows downwards
+    means = [_svg_marks(length, f"len-E{k}") for k in (1, 2, 3)]
+    assert len({len(m) for m in means}) == 1 and len(means[0]) >= 2
+    assert "nan" not in length.lower()
+    bins = length_bins(np.array([len(s.split()) for s in sources]))
+    assert all(len(b) for b in bins) and sorted(np.concatenate(bins)) == list(range(40))
+    assert len(bins) == len(means[0])

@@ -3,6 +3,7 @@ filters, pages, opens a segment with its evidence, runs no injected script, requ
 and logs no error. CI installs chromium and chromium-driver and sets XLSCORE_REQUIRE_BROWSER=1,
 which makes a missing browser a failure instead of a skip."""
 
+import itertools
 import os
 import time
 
@@ -204,7 +205,10 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
             expected = [(sp.text, f"err {sp.severity}") for sp in results[k][e].error_spans]
             assert _marks(td) == expected
             # the cell still reads as the whole translation, as given
-            assert td.get_attribute("textContent").endswith(" " + translations[e][k])
+            assert (
+                td.find_element(By.CSS_SELECTOR, ".text").get_attribute("textContent")
+                == (translations[e][k])
+            )
     assert any(_marks(td) for td in browser.find_elements(By.CSS_SELECTOR, "#segment-rows td"))
     # injected markup inside a span stays text: no element made, nothing ran
     assert (
@@ -233,7 +237,7 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
     box.click()
     assert len(_rows(browser)) == 12
     # the segment view: the same marks on the translation, the list of predicted errors and
-    # the score's parts with the adequacy and the base
+    # the estimate's parts: its sentence head's and the adequacy (the word and meaning heads')
     for k in (0, 3, 2):
         browser.find_elements(By.CSS_SELECTOR, "#segment-rows tr")[k].click()
         view = browser.find_element(By.ID, "segment-view")
@@ -254,10 +258,11 @@ def test_predicted_error_spans_are_marked_filtered_and_stay_text(browser, tmp_pa
                     assert f"{sp.severity}, {sp.probability:.2f}" in line
             parts = block.find_element(By.CSS_SELECTOR, ".parts").text
             if r.adequacy is None:
-                assert "adequacy" not in parts and "base" not in parts
+                assert "adequacy" not in parts and "sentence head" not in parts
             else:
-                assert f"adequacy {r.adequacy:+.4f}" in parts
-                assert f"base {r.score - r.adequacy:+.4f}" in parts
+                assert f"adequacy (word and meaning heads) {r.adequacy:+.4f}" in parts
+                assert f"estimate's sentence head {r.estimate - r.adequacy:+.4f}" in parts
+            assert "base" not in parts  # a word the page never explained
         assert (
             view.find_elements(By.CSS_SELECTOR, "img, script, b:not(.parts b):not(.errors b)") == []
         )
@@ -278,3 +283,158 @@ def test_pages_without_predicted_errors_disable_their_filter(browser, demo_page)
     if not has:
         assert browser.find_elements(By.CSS_SELECTOR, "#segment-rows mark") == []
     assert _errors(browser) == []
+
+
+# ------------------------------------------------------------------ a page a reviewer can read
+#: the window the layout tests render at: a laptop's, and a narrow one
+WINDOWS = ((1280, 900), (860, 900))
+#: how far the displayed terms of a score may miss it: each is rounded to 4 decimals
+ROUNDING = 5 * 0.5e-4
+
+
+def _terms(block) -> tuple[list[tuple[str, float]], float]:
+    """The terms of a score as the segment view writes them (``[(label, value), ...]``, signs
+    applied) and the score they add up to."""
+    out = []
+    for k, term in enumerate(block.find_elements(By.CSS_SELECTOR, "p.terms .term:not(.total)")):
+        text = term.find_element(By.CSS_SELECTOR, ".value").text.replace("\u2212", "-")
+        value = float(text)
+        if k:
+            sign = term.find_element(By.CSS_SELECTOR, ".sign").text.strip()
+            value = -value if sign == "\u2212" else value
+        out.append((term.get_attribute("data-term"), value))
+    total = block.find_element(By.CSS_SELECTOR, "p.terms .total .value").text
+    return out, float(total.replace("\u2212", "-"))
+
+
+def test_every_score_of_the_demo_is_shown_as_terms_that_add_up_to_it(
+    browser, demo_page, offline_default_results
+):
+    """Issue 82 (6): the segment view writes each score as estimate, what the checks took and
+    what the consensus moved, and they add up to the score; each term is the result's own."""
+    _, translations, results, _ = offline_default_results
+    browser.get(page_url(demo_page))
+    moved = costly = 0
+    for k in range(12):
+        browser.find_element(By.CSS_SELECTOR, f'#segment-rows tr[data-segment="{k + 1}"]').click()
+        blocks = browser.find_elements(By.CSS_SELECTOR, "#segment-view .pair")
+        assert len(blocks) == 4
+        for block, engine in zip(blocks, translations):
+            r = results[k][engine]
+            terms, total = _terms(block)
+            assert total == pytest.approx(r.score, abs=0.5e-4)
+            assert sum(v for _, v in terms) == pytest.approx(total, abs=ROUNDING)
+            named = dict(terms)
+            assert terms[0] == ("estimate", pytest.approx(r.estimate, abs=0.5e-4))
+            if r.check_cost is not None:
+                assert named["checks"] == pytest.approx(-r.check_cost, abs=0.5e-4)
+                costly += r.check_cost > 0.01
+            else:
+                assert "checks" not in named
+            if r.consensus_shift is not None:
+                assert named["consensus"] == pytest.approx(r.consensus_shift, abs=0.5e-4)
+                moved += abs(r.consensus_shift) > 0.01
+            else:
+                assert "consensus" not in named
+            if r.foreign == 0 and not r.is_empty:  # no foreign words: nothing else moved it
+                assert named.get("foreign text", 0.0) == pytest.approx(0.0, abs=0.5e-4)
+    assert moved and costly  # the demo exercises both terms
+    assert _errors(browser) == []
+
+
+def test_the_table_shows_whole_translations_and_their_findings(
+    browser, demo_page, offline_default_results
+):
+    """Issue 82 (6): no translation is cut in the table; each engine's cell lists the checks'
+    findings (check and message, and whether it costs points)."""
+    _, translations, results, _ = offline_default_results
+    browser.get(page_url(demo_page))
+    listed = 0
+    for tr in browser.find_elements(By.CSS_SELECTOR, "#segment-rows tr"):
+        k = int(tr.get_attribute("data-segment")) - 1
+        cells = tr.find_elements(By.CSS_SELECTOR, "td.cell")
+        for td, engine in zip(cells, translations, strict=True):
+            assert td.find_element(By.CSS_SELECTOR, ".text").text == translations[engine][k]
+            found = [li.text for li in td.find_elements(By.CSS_SELECTOR, "ul.findings li")]
+            why = lambda f: "costs points" if f.counts else f.why_free or "costs nothing"
+            want = [f"{f.check}: {f.message} ({why(f)})" for f in results[k][engine].findings]
+            assert found == want
+            listed += len(found)
+            # nothing clipped: the cell's content fits it
+            assert browser.execute_script(
+                "return arguments[0].scrollWidth <= arguments[0].clientWidth", td
+            )
+        # the best engine's score is starred (the page's style reaches the browser intact)
+        best = tr.find_element(By.CSS_SELECTOR, "td.best .score")
+        star = browser.execute_script(
+            "return getComputedStyle(arguments[0], '::before').content", best
+        )
+        assert "★" in star
+    assert listed > 0
+    assert _errors(browser) == []
+
+
+def _box(browser, element) -> dict:
+    return browser.execute_script(
+        "var r = arguments[0].getBoundingClientRect();"
+        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom};",
+        element,
+    )
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize("window", WINDOWS)
+def test_the_demo_report_fits_its_window_and_its_plots_do_not_overlap(demo_page, tmp_path, window):
+    """Issue 82 (6): rendered at a fixed window, the page scrolls only down (no horizontal
+    overflow), table cells wrap, each plot stays inside its figure, the distribution plot
+    gives each engine a row of its own and the length plot one dot per engine and bin; a
+    screenshot of the window is taken (saved where XLSCORE_REPORT_SHOT says, for the docs)."""
+    width, height = window
+    driver = open_chromium(width, height)
+    try:
+        driver.get(page_url(demo_page))
+        inner = driver.execute_script("return window.innerWidth")
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= inner
+        for td in driver.find_elements(By.CSS_SELECTOR, "#segment-rows td"):
+            assert driver.execute_script(
+                "return getComputedStyle(arguments[0]).whiteSpace", td
+            ) in (
+                "normal",
+                "pre-wrap",
+            )
+        for fig in ("plot-distribution", "plot-length"):
+            outer = _box(driver, driver.find_element(By.ID, fig))
+            svg = _box(driver, driver.find_element(By.CSS_SELECTOR, f"#{fig} svg"))
+            assert outer["left"] - 0.5 <= svg["left"] and svg["right"] <= outer["right"] + 0.5
+            assert svg["right"] <= inner and svg["right"] - svg["left"] > 300
+        rows = [
+            _box(driver, driver.find_element(By.CSS_SELECTOR, f"#plot-distribution g#dist-E{k}"))
+            for k in range(1, 5)
+        ]
+        for upper, lower in itertools.pairwise(rows):
+            assert upper["bottom"] <= lower["top"]  # one row per engine, top to bottom
+        for k in range(1, 5):
+            dots = driver.find_elements(By.CSS_SELECTOR, f"#plot-distribution g#dist-E{k} use")
+            assert len(dots) == 12  # a dot per segment
+            marks = driver.find_elements(By.CSS_SELECTOR, f"#plot-length g#len-E{k} use")
+            assert len(marks) >= 2  # a dot per bin, no line to break
+        assert driver.find_elements(By.CSS_SELECTOR, "#plot-length path[d*='nan' i]") == []
+        # open a segment whose scores the checks and the consensus moved, and take the shot
+        driver.find_element(By.CSS_SELECTOR, '#segment-rows tr[data-segment="2"]').click()
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= inner
+        png = driver.get_screenshot_as_png()
+        assert _png_size(png)[0] == width  # what the window shows, at its width
+        shot = os.environ.get("XLSCORE_REPORT_SHOT")
+        if shot and width == WINDOWS[0][0]:
+            driver.set_window_size(
+                width, driver.execute_script("return document.documentElement.scrollHeight + 200")
+            )
+            driver.save_screenshot(shot)
+        (tmp_path / f"report-{width}.png").write_bytes(png)
+        assert _errors(driver) == []
+    finally:
+        driver.quit()

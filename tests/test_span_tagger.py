@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import offline_scorer, shared_estimator
+from conftest import offline_scorer, own_estimator, shared_estimator
 
 from xlscore.errors import ModelError
 from xlscore.estimator.span_tagger import FEATURES, SpanTagger, pointed_spans, word_features
@@ -92,7 +92,7 @@ def test_the_shipped_file_carries_its_tagger_and_the_signature_names_it(tmp_path
     assert est.tagger is not None and est.tagger.threshold < est.recipe.span_threshold
     assert SpanTagger.from_meta(read_metadata(est.path)["span_tagger"]) == est.tagger
     assert f"|spans:{est.tagger.signature()}|" in offline_scorer().signature()
-    own = QualityEstimator.load("default")  # not the shared one: saving renames it
+    own = own_estimator()  # not the shared one: saving renames it, and this sets its tagger
     own.tagger = SpanTagger(est.tagger.weights, est.tagger.bias, 0.6, 3)
     assert QualityEstimator.load(own.save(tmp_path / "copy.safetensors")).tagger == own.tagger
     own.tagger = None

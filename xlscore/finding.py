@@ -15,7 +15,10 @@ class Finding:
     ``span`` is the character span in the translation the finding points at (``None`` when
     there is nothing to point at, e.g. a number of the source that the translation lacks);
     ``source_span`` the span in the source; ``counts``: whether it is one of the findings an
-    estimator's check weight takes points for (:data:`xlscore.checks.REGISTRY`).
+    estimator's check weight takes points for (:data:`xlscore.checks.REGISTRY`);
+    ``why_free``: when it does not count, why -- its rule's measured false alarms and hits
+    (:mod:`xlscore.checks.measured`), e.g. ``reported, no cost: 200 false alarms in 6,016
+    error-free translations, ...``; ``""`` for a finding that counts.
     """
 
     check: str
@@ -23,10 +26,12 @@ class Finding:
     span: tuple[int, int] | None
     source_span: tuple[int, int] | None
     counts: bool = False
+    why_free: str = ""
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON and Parquet): the spans as ``start``/``end`` and
-        ``source_start``/``source_end`` (``None`` where there is no span)."""
+        ``source_start``/``source_end`` (``None`` where there is no span), ``counts`` and
+        ``why_free``."""
         span, src = self.span or (None, None), self.source_span or (None, None)
         return {
             "check": self.check,
@@ -36,6 +41,7 @@ class Finding:
             "source_start": src[0],
             "source_end": src[1],
             "counts": self.counts,
+            "why_free": self.why_free,
         }
 
     @classmethod
@@ -51,4 +57,5 @@ class Finding:
             span("start", "end"),
             span("source_start", "source_end"),
             bool(d.get("counts", False)),
+            str(d.get("why_free") or ""),
         )

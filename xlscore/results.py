@@ -169,6 +169,10 @@ class ScoreResult:
         findings: the rule checks' findings (:class:`~xlscore.finding.Finding`): every check's
             when the evidence is computed, else those of the checks the score counts when it
             counts any.
+        consensus_shift: how much the candidates' agreement moved ``score`` (the score minus
+            the score before the consensus, ``score - estimate`` being then, with an
+            estimator, the foreign-text or similarity term, ``-check_cost`` and this); ``None``
+            when the consensus did not enter (as ``consensus``).
     """
 
     score: float
@@ -188,6 +192,7 @@ class ScoreResult:
     error_spans: tuple[ErrorSpan, ...] = ()
     findings: tuple[Finding, ...] = ()
     check_cost: float | None = None
+    consensus_shift: float | None = None
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON): the fields, with the evidence's lists at top level and

@@ -78,47 +78,71 @@ def _segments(group) -> list[list[int]]:
 def alike_engines(group) -> dict:
     """Consensus pass, step 2 (Ray Data ``map_groups``): for each two engines with a row in
     one segment of this source, in how many segments both have one (``both``) and in how many
-    they give the same text (``alike``; :func:`xlscore.text.words.normalize_text`), from
-    which the driver finds the engines that are copies of another, as ``xlscore score`` does
+    their texts are alike (``alike``: the same or nearly the same,
+    :func:`xlscore.metric.consensus.alike`), from which the driver finds the engines that are
+    copies of another, as ``xlscore score`` does
     (:func:`xlscore.metric.consensus.duplicate_engines`)."""
     import numpy as np
 
-    from xlscore.text.words import normalize_text
+    from xlscore.metric.consensus import alike, row_hash
 
     counts: dict[tuple[str, str], list[int]] = {}
+    sums: dict[str, int] = {}
+    for k, engine in enumerate(group["engine"]):
+        h = row_hash(str(group["key"][k]), str(group["translation"][k]))
+        sums[str(engine)] = (sums.get(str(engine), 0) + h) % 2**64
     for members in _segments(group):
-        texts = {
-            str(group["engine"][i]): normalize_text(str(group["translation"][i])) for i in members
-        }
+        texts = {str(group["engine"][i]): str(group["translation"][i]) for i in members}
         names = sorted(texts)
+        same = alike([texts[n] for n in names])
         for x, a in enumerate(names):
-            for b in names[x + 1 :]:
-                c = counts.setdefault((a, b), [0, 0])
+            for y in range(x + 1, len(names)):
+                c = counts.setdefault((a, names[y]), [0, 0])
                 c[0] += 1
-                c[1] += bool(texts[a]) and texts[a] == texts[b]
+                c[1] += bool(same[x, y])
+    # each engine's rows of this source as a multiset hash (the engine set that signs the
+    # consensus, :func:`engines_from_counts`): a row of its own, with no second engine
+    pairs = [(a, b, c[0], c[1]) for (a, b), c in counts.items()]
+    pairs += [(e, "", -1, int(np.uint64(h).astype(np.int64))) for e, h in sorted(sums.items())]
     return {
-        "a": np.array([a for a, _ in counts], dtype=object),
-        "b": np.array([b for _, b in counts], dtype=object),
-        "both": np.array([c[0] for c in counts.values()], dtype=np.int64),
-        "alike": np.array([c[1] for c in counts.values()], dtype=np.int64),
+        "a": np.array([p[0] for p in pairs], dtype=object),
+        "b": np.array([p[1] for p in pairs], dtype=object),
+        "both": np.array([p[2] for p in pairs], dtype=np.int64),
+        "alike": np.array([p[3] for p in pairs], dtype=np.int64),
     }
 
 
 def copies_from_counts(batches) -> dict[str, str]:
-    """The engines that are copies of another (the same text in more than half the segments
-    both have, two segments or more: :func:`xlscore.metric.consensus.duplicate_engines`'
-    rule), from :func:`alike_engines`' batches, each mapped to the first in name order of its
-    group of copies."""
+    """The engines that are copies of another (the same or nearly the same text in more than
+    half the segments both have, two segments or more:
+    :func:`xlscore.metric.consensus.duplicate_engines`' rule), from :func:`alike_engines`'
+    batches, each mapped to the first in name order of its group of copies."""
     from xlscore.metric.consensus import copied, copy_groups
 
     both: dict[tuple[str, str], int] = {}
     alike: dict[tuple[str, str], int] = {}
     for batch in batches:
         for a, b, n, k in zip(batch["a"], batch["b"], batch["both"], batch["alike"]):
+            if not b:  # an engine's multiset hash (:func:`engines_from_counts`)
+                continue
             both[a, b] = both.get((a, b), 0) + int(n)
             alike[a, b] = alike.get((a, b), 0) + int(k)
     pairs = [p for p, n in both.items() if copied(alike[p], n)]
     return copy_groups(sorted({e for p in both for e in p}), pairs)
+
+
+def engines_from_counts(batches) -> str:
+    """The engine set the consensus read (:func:`xlscore.metric.consensus.engine_set`), from
+    each engine's multiset hashes in :func:`alike_engines`' batches: what ``xlscore score``
+    signs for the same rows."""
+    from xlscore.metric.consensus import engine_set
+
+    sums: dict[str, int] = {}
+    for batch in batches:
+        for a, b, k in zip(batch["a"], batch["b"], batch["alike"]):
+            if not b:
+                sums[a] = (sums.get(a, 0) + int(k)) % 2**64
+    return engine_set(sums.values())
 
 
 def _warn_copies(copies: dict[str, str]) -> None:
@@ -131,8 +155,9 @@ def _warn_copies(copies: dict[str, str]) -> None:
     for root in sorted(set(copies.values())):
         group = sorted(e for e, r in copies.items() if r == root)
         warnings.warn(
-            f"engines {' and '.join(group)} gave the same translation in most segments (is one "
-            "a copy of the other?): where they agree they count once in the consensus",
+            f"engines {' and '.join(group)} gave the same or nearly the same translation in "
+            "most segments (is one a copy of the other?): where they agree they count once in "
+            "the consensus",
             DuplicateEnginesWarning,
             stacklevel=2,
         )
@@ -151,10 +176,12 @@ def consensus_group(group, weight: float, floor: float, copies: dict[str, str]) 
     at: list[int] = []
     agree: list[float | None] = []
     scores: list[float] = []
+    shifts: list[float] = []
     for members in _segments(group):
+        before = [float(group["score"][i]) for i in members]
         a, s = group_consensus(
             [str(group["translation"][i]) for i in members],
-            [float(group["score"][i]) for i in members],
+            before,
             weight,
             floor,
             [str(group["engine"][i]) for i in members],
@@ -164,11 +191,13 @@ def consensus_group(group, weight: float, floor: float, copies: dict[str, str]) 
             at += members
             agree += a
             scores += s
+            shifts += [after - b for after, b in zip(s, before)]  # as ``score`` computes it
     return {
         "unit": group["unit"][at],
         "row": group["row"][at],
         "score": np.array(scores, dtype=np.float64),
         "consensus": np.array(agree, dtype=np.float64),
+        "consensus_shift": np.array(shifts, dtype=np.float64),
     }
 
 
@@ -184,18 +213,22 @@ def finish_consensus(
     weight: float,
     floor: float,
     progress: bool,
-) -> None:
+) -> str:
     """The consensus pass: gather every source's candidates across the staged units with a
     Ray Data ``groupby`` on the source's digest, find the engines that are copies of another
     over the whole input (:func:`alike_engines`), blend each group's consensus into its
     scores, and write each unit's final part file (the staged one with its ``score`` and
     ``consensus`` replaced); the stage is removed once every part file is written.
-    ``floor``: the lowest score there is (the consensus takes no score below it)."""
+    ``floor``: the lowest score there is (the consensus takes no score below it). Returns
+    the signature the part files carry: ``signature`` with the engine set the consensus
+    read (``|engines:N#DIGEST``) when three or more engines took part."""
     import shutil
 
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from xlscore.metric.consensus import CONSENSUS_MIN
 
     stage = out / STAGE
     ds = ray.data.from_items(
@@ -212,38 +245,44 @@ def finish_consensus(
         num_cpus=pool["cpus"],
     )
     grouped = rows.groupby("key")
-    copies = copies_from_counts(
+    counted = list(
         grouped.map_groups(alike_engines, batch_format="numpy", num_cpus=pool["cpus"]).iter_batches(
             batch_size=None, batch_format="numpy"
         )
     )
+    copies = copies_from_counts(counted)
     _warn_copies(copies)
+    engines = engines_from_counts(counted)
+    if int(engines.split("#")[0]) >= CONSENSUS_MIN:  # the scores depend on the other engines
+        signature += f"|engines:{engines}"
     blended = grouped.map_groups(
         consensus_group,
         fn_kwargs={"weight": weight, "floor": floor, "copies": copies},
         batch_format="numpy",
         num_cpus=pool["cpus"],
     )
-    changes: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    changes: dict[int, list[tuple[np.ndarray, ...]]] = {}
+    blended_columns = ("score", "consensus", "consensus_shift")
     with progress_bar(sum(u.rows for u in units), progress, "consensus") as bar:
         for batch in blended.iter_batches(batch_size=None, batch_format="numpy"):
             for u in np.unique(batch["unit"]):
                 at = batch["unit"] == u
                 changes.setdefault(int(u), []).append(
-                    (batch["row"][at], batch["score"][at], batch["consensus"][at])
+                    (batch["row"][at], *(batch[c][at] for c in blended_columns))
                 )
             bar.update(len(batch["unit"]))
     for u in units:
         if u.index in done:
             continue
         table = pq.read_table(part_path(stage, u.index))
-        score = table.column("score").to_pylist()
-        consensus = table.column("consensus").to_pylist()
-        for at, s, c in changes.get(u.index, []):
-            for k, sk, ck in zip(at.tolist(), s.tolist(), c.tolist()):
-                score[k], consensus[k] = sk, ck
-        for name, values in (("score", score), ("consensus", consensus)):
+        columns = {c: table.column(c).to_pylist() for c in blended_columns}
+        for at, *values in changes.get(u.index, []):
+            for c, v in zip(blended_columns, values):
+                for k, x in zip(at.tolist(), v.tolist()):
+                    columns[c][k] = x
+        for name, column in columns.items():
             i = table.schema.get_field_index(name)
-            table = table.set_column(i, table.schema.field(i), pa.array(values, pa.float64()))
+            table = table.set_column(i, table.schema.field(i), pa.array(column, pa.float64()))
         write_part(out, u, table.replace_schema_metadata(None), signature=signature, job=key)
     shutil.rmtree(stage, ignore_errors=True)
+    return signature

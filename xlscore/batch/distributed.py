@@ -256,7 +256,7 @@ def score_dataset(
             on_unit,
         )
         if scored_to != out:
-            finish_consensus(
+            signature = summary.signature = finish_consensus(
                 ray,
                 units,
                 done,

@@ -31,11 +31,13 @@ Each check is a :class:`Check` in :data:`REGISTRY`. ``find_mismatches`` never ra
 input it returns a (possibly empty) list.
 
 What a check reports is a :class:`~xlscore.finding.Finding` (kept in each
-:class:`~xlscore.ScoreResult`). The package: :mod:`.text` (shared helpers), the number
-check in :mod:`.numbers` (with :mod:`.quantities`, :mod:`.digits` and :mod:`.numerals`), the
-name check in :mod:`.names` (with :mod:`.translit`), the negation check in :mod:`.negation`,
-and their word tables in :mod:`.number_words`, :mod:`.name_words`, :mod:`.known_names` and
-:mod:`.negation_words`.
+:class:`~xlscore.ScoreResult`). Every finding either costs points (``counts``) or says why it
+does not (``why_free``: its rule's false alarms and hits on WMT21 newstest MQM, from
+:mod:`.measured`, which ``experiments/checks.py`` writes). The package: :mod:`.text` (shared
+helpers), the number check in :mod:`.numbers` (with :mod:`.quantities`, :mod:`.digits` and
+:mod:`.numerals`), the name check in :mod:`.names` (with :mod:`.translit`), the negation check
+in :mod:`.negation`, and their word tables in :mod:`.number_words`, :mod:`.name_words`,
+:mod:`.known_names` and :mod:`.negation_words`.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from xlscore.checks.degenerate import _check_degenerate
+from xlscore.checks.measured import why_free
 from xlscore.checks.names import _check_names
 from xlscore.checks.negation import _check_negation
 from xlscore.checks.numbers import _check_numbers
@@ -69,16 +72,30 @@ class Check:
     raise on odd input: :func:`find_mismatches` makes that no finding), ``counts``, which
     of its findings cost the estimator's check weight each (``None``: none; they measured
     precise on MT), and ``pulls``: its findings cost points through the share of the
-    translation they cover instead (:mod:`.degenerate`)."""
+    translation they cover instead (:mod:`.degenerate`); ``rule`` names the rule a finding
+    comes from (``all`` for a check of one rule), under which :mod:`.measured` keeps why its
+    findings that cost nothing cost nothing."""
 
     name: str
     find: Callable[[str, str], list[Finding]]
     counts: Callable[[Finding], bool] | None = None
     pulls: bool = False
+    rule: Callable[[Finding], str] = lambda f: "all"
 
     def costs(self, f: Finding) -> bool:
         """Whether the finding ``f`` of this check costs points in the score."""
         return self.pulls or bool(self.counts and self.counts(f))
+
+    def why_free(self, f: Finding) -> str:
+        """Why the finding ``f`` costs nothing, with its rule's measured figures
+        (:func:`.measured.why_free`); ``""`` when it costs points."""
+        return "" if self.costs(f) else why_free(self.name, self.rule(f))
+
+
+def _negation_rule(f: Finding) -> str:
+    """A negation finding's rule: the source's negation ``dropped`` (no span in the
+    translation) or a negated verb ``added``."""
+    return "dropped" if f.span is None else "added"
 
 
 #: every check, in the order findings are reported; a dropped negation (no span in the
@@ -88,7 +105,7 @@ REGISTRY = {
     for c in (
         Check("number", _check_numbers, lambda f: True),
         Check("name", _check_names),
-        Check("negation", _check_negation, lambda f: f.span is None),
+        Check("negation", _check_negation, lambda f: f.span is None, rule=_negation_rule),
         Check("degenerate", _check_degenerate, pulls=True),
     )
 }
@@ -98,7 +115,8 @@ CHECKS = tuple(REGISTRY)
 def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECKS) -> list[Finding]:
     """Findings of the named ``checks`` (any of :data:`CHECKS`) for one sentence pair, in
     check order, each marked with whether it costs points in the score (``counts``:
-    :meth:`Check.costs`). Never raises: a check that fails on odd input reports nothing."""
+    :meth:`Check.costs`) and, when it does not, why (``why_free``: :meth:`Check.why_free`).
+    Never raises: a check that fails on odd input reports nothing."""
     if not isinstance(source, str) or not isinstance(translation, str):
         return []
     if isinstance(checks, str):
@@ -113,7 +131,7 @@ def find_mismatches(source: str, translation: str, checks: Sequence[str] = CHECK
         except Exception:  # a place to look, never a crash
             continue
         out.extend(
-            replace(f, counts=check.costs(f))
+            replace(f, counts=check.costs(f), why_free=check.why_free(f))
             for f in found
             if _in_bounds(f, len(source), len(translation))
         )

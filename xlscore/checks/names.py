@@ -293,6 +293,26 @@ def _check_names(source: str, translation: str) -> list[Finding]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _ru_text(translation: str) -> _RuText:
+    """The prepared translation (the evidence asks about several names of one pair)."""
+    return _RuText(translation)
+
+
+def name_rendered(name: str, translation: str) -> bool:
+    """Whether a capitalised source word (``Macron``, ``Brazil``, ``Geneva``) appears in the
+    translation copied, transliterated (``Макрон``, ``Бразилии``) or as one of the name's known
+    translations (``Женеве``): what the name check accepts, for one word, wherever it stands
+    in its sentence."""
+    if len(name) < 2 or not name[:1].isupper():
+        return False
+    ru = _ru_text(translation)
+    key = _KNOWN_LOWER.get(name.lower()) or (name if name in KNOWN_NAMES else None)
+    if key is not None and _known_match(key, ru):
+        return True
+    return ru.copied(name) or ru.transliterated(name)
+
+
 @functools.lru_cache(maxsize=100_000)
 def _name_like_ru(word: str) -> bool:
     """Whether a capitalised Cyrillic word looks like a name: unknown to pymorphy3, or parsed

@@ -40,10 +40,10 @@ log = logging.getLogger("xlscore")
 
 # ---------------------------------------------------------------------- score
 def cmd_score(args: argparse.Namespace) -> int:
-    sources, engines = read_corpus(args)
     if args.resume and not args.output:
         raise InputError("--resume needs --output FILE")
     out_path = check_output(args.output, input_files(args)) if args.output else None
+    sources, engines = read_corpus(args)
     with output_lock(out_path):
         return _score_to(args, sources, engines, out_path)
 
@@ -80,7 +80,7 @@ def _score_to(
     scorer = load_scorer(args)
     names = list(engines)
     # the signature known before scoring (a corpus map's digest comes with the summary)
-    head = f"{scorer.signature()} {run}"
+    head = f"{scorer.signature(sources, engines)} {run}"
     start = 0
     done: dict[str, list[Row]] = {e: [] for e in names}
     out: TextIO
@@ -134,18 +134,19 @@ def _score_to(
                 Checked.of(costs[name]),
             )
         out.flush()
-    log.info("%s", signature)
+    if out_path is not None:  # written to standard output, it was said there already
+        log.info("%s", signature)
     return 0
 
 
 # ---------------------------------------------------------------------- rank
 def cmd_rank(args: argparse.Namespace) -> int:
-    from xlscore.evaluation.compare import compare_engines
-
+    out_path = check_output(args.output, input_files(args)) if args.output else None
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("rank needs at least two translations files (-t A -t B)")
-    out_path = check_output(args.output, input_files(args)) if args.output else None
+    from xlscore.evaluation.compare import compare_engines
+
     scorer = load_scorer(args)
     comparison = compare_engines(score_engines(scorer, sources, engines, args), n_boot=args.n_boot)
     signature = scorer.signature()

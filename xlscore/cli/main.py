@@ -34,6 +34,7 @@ from xlscore.cli.options import (
     add_model_options,
     at_least,
     recipe_type,
+    settle_translations,
 )
 from xlscore.cli.report import add_report_parser
 from xlscore.encoders.dtypes import DTYPES
@@ -323,6 +324,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``xlscore`` console script."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    missing = settle_translations(args)
+    if missing:  # as argparse refuses a missing option: one line, exit status 2
+        parser.exit(EXIT_USAGE, f"xlscore {args.command}: error: {missing}\n")
     args.argv = list(sys.argv[1:] if argv is None else argv)
     warnings.showwarning = _one_line_warning
     _status_lines(quiet=bool(getattr(args, "quiet", False)))

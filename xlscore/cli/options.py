@@ -172,10 +172,10 @@ def add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
     p.add_argument(
         "-t",
         "--mt",
-        required=True,
         action="append",
         help="Russian translations, line-parallel to the sources"
-        + (" (repeat for several engines)" if several else ""),
+        + (" (repeat for several engines)" if several else "")
+        + "; without -t, --mt-col reads them from the -s file",
     )
     p.add_argument("--src-col", help="column (TSV header) or field (JSONL) holding the sources")
     p.add_argument("--mt-col", help="column or field holding the translations")
@@ -187,6 +187,18 @@ def add_io_options(p: argparse.ArgumentParser, *, several: bool = True) -> None:
         "the summaries say how much they lower each engine's mean",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def settle_translations(args: argparse.Namespace) -> str | None:
+    """Where a command's translations come from when no ``-t`` is given: the ``-s`` file's
+    ``--mt-col`` column (``args.mt`` set to it). Returns the problem to report when neither
+    says where they are, else ``None``."""
+    if not hasattr(args, "mt") or args.mt:
+        return None
+    if getattr(args, "mt_col", None):
+        args.mt = [args.src]
+        return None
+    return "the translations are missing: give -t FILE (or --mt-col COLUMN of the -s file)"
 
 
 def model_files(args: argparse.Namespace) -> list[str]:

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import shlex
 import sys
+import time
 from pathlib import Path
 
-from xlscore.cli.options import add_io_options, add_model_options, at_least
+from xlscore.cli.options import add_fields_option, add_io_options, add_model_options, at_least
 from xlscore.errors import InputError
 
 
@@ -44,6 +46,9 @@ def add_report_parser(sub) -> None:
         "--n-boot", type=at_least(1), default=1000, help="bootstrap resamples (default 1000)"
     )
     p.add_argument("--chunk-size", type=at_least(1), default=CHUNK_PAIRS, help=argparse.SUPPRESS)
+    # the page needs the score and its evidence; the paper's columns (F1/P/R, the anchor
+    # lines of the segment view) cost the English encoder and the dictionary map
+    add_fields_option(p, "score,evidence")
     add_model_options(p)
     p.set_defaults(func=cmd_report)
 
@@ -66,13 +71,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     from xlscore.cli.engine_files import inputs_digest, read_corpus, score_engines
     from xlscore.cli.options import input_files, load_scorer
     from xlscore.io.outputs import check_output
-    from xlscore.report.page import read_saved_scores, write_report
 
+    # the output is checked first: a wrong -o is refused before the page's libraries load
+    check_output(args.output, [*input_files(args), *([args.from_file] if args.from_file else [])])
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("report needs at least two translations files (-t A -t B)")
     shown = _renamed(engines, args.name)
-    check_output(args.output, [*input_files(args), *([args.from_file] if args.from_file else [])])
+    from xlscore.report.page import read_saved_scores, write_report
+
     if args.from_file:
         head, final, results = read_saved_scores(args.from_file, list(engines), len(sources))
         digest = inputs_digest(sources, engines)
@@ -87,6 +94,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         scorer = load_scorer(args)
         results = score_engines(scorer, sources, engines, args)
         signature = scorer.signature()
+    log = logging.getLogger("xlscore")  # status lines: none with --quiet
+    start = time.perf_counter()
+    log.info("building the page (%d bootstrap resamples, plots)...", args.n_boot)
     path = write_report(
         Path(args.output),
         sources,
@@ -100,7 +110,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     size = path.stat().st_size
     if not args.quiet:
         print(
-            f"wrote {path}: {len(engines)} engines, {len(sources)} segments, {size / 1024:.0f} KiB",
+            f"wrote {path}: {len(engines)} engines, {len(sources)} segments, "
+            f"{size / 1024:.0f} KiB (page built in {time.perf_counter() - start:.1f} s)",
             file=sys.stderr,
         )
     return 0

@@ -8,6 +8,7 @@ import contextlib
 import errno
 import os
 import stat
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -27,17 +28,32 @@ def _file_id(path: str | os.PathLike) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
+def _stdin_id() -> tuple[int, int] | None:
+    """The device and inode of the regular file standard input reads (``< file``), or
+    ``None``: a terminal, a pipe, or no standard input."""
+    try:
+        st = os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
 def overwritten_input(
     path: str | os.PathLike, inputs: Iterable[str | os.PathLike]
 ) -> tuple[str, str] | None:
     """The input among ``inputs`` that writing ``path`` would overwrite, and how ``path``
-    reaches it (``the same file``, ``a symbolic link to it``, ``a hard link to it``); ``None``
-    when it reaches none (standard input, ``-``, is no file)."""
+    reaches it (``the same file``, ``a symbolic link to it``, ``a hard link to it``, or, for
+    standard input, ``-``, redirected from a file: ``standard input reads this file``);
+    ``None`` when it reaches none (a terminal or a pipe on standard input is no file)."""
     out = _file_id(path)
     if out is None:
         return None
     for given in inputs:
-        if str(given) == STDIN or _file_id(given) != out:
+        if str(given) == STDIN:
+            if _stdin_id() == out:
+                return "-", "standard input reads this file"
+            continue
+        if _file_id(given) != out:
             continue
         if Path(path).is_symlink():
             return str(given), "a symbolic link to it"

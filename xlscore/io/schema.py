@@ -131,6 +131,7 @@ def arrow_type(kind: str):
                     ("source_start", i32),
                     ("source_end", i32),
                     ("counts", pa.bool_()),
+                    ("why_free", pa.string()),
                 ]
             )
         ),

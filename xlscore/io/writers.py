@@ -74,6 +74,17 @@ def check_reason(r) -> str:
     return f"checks {-r.check_cost:+.2f}: {said}"
 
 
+def free_reason(r) -> str:
+    """``Macron in the source, not in the translation [name, reported, no cost: ...]``: the
+    findings of a result that cost nothing, with why (:attr:`~xlscore.finding.Finding.why_free`,
+    said once for the findings of one rule), or ``""``."""
+    said: dict[tuple[str, str], list[str]] = {}
+    for f in r.findings:
+        if f.why_free:
+            said.setdefault((f.check, f.why_free), []).append(f.message)
+    return "; ".join(f"{'; '.join(m)} [{c}, {why}]" for (c, why), m in said.items())
+
+
 class Writer:
     """Output format of ``xlscore score``: a header, one row per (segment, engine), and one
     summary per engine. Rows can be parsed back, which is what ``--resume`` relies on; system
@@ -177,8 +188,10 @@ class TextWriter(TsvWriter):
         if "paper" in self.fields:
             prp = " ".join(f"{_num(x, '+8.4f', '—'):>8}" for x in (r.f1, r.precision, r.recall))
             paper = f" {prp} {_num(r.consensus, '.4f', '—'):>7} {_num(r.n_anchors, 'd', '—'):>7}"
-        notes = " ".join(x for x in (",".join(r.flags), check_reason(r)) if x)
-        self.out.write(f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}  {notes}\n")
+        said = "; ".join(x for x in (check_reason(r), free_reason(r)) if x)
+        notes = " ".join(x for x in (",".join(r.flags), said) if x)
+        line = f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}"
+        self.out.write(f"{line}  {notes}\n" if notes else f"{line}\n")
 
     def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
         self.out.write(
@@ -208,15 +221,22 @@ class TextWriter(TsvWriter):
 
 
 class JsonWriter(Writer):
+    """JSON Lines: every record says what it is in its ``type``: the ``header`` (the
+    signature with the run's inputs, ``xlscore``), one ``segment`` per (segment, engine) and
+    one ``system`` score per engine."""
+
     def first_line(self, head: str) -> str:
-        return json.dumps({"xlscore": head}, ensure_ascii=False)
+        return json.dumps({"type": "header", "xlscore": head}, ensure_ascii=False)
 
     def header(self, head, engines):
         self.out.write(self.first_line(head) + "\n")
 
     def row(self, segment, engine, r):
         self.out.write(
-            json.dumps({"segment": segment, "engine": engine, **r.to_dict()}, ensure_ascii=False)
+            json.dumps(
+                {"type": "segment", "segment": segment, "engine": engine, **r.to_dict()},
+                ensure_ascii=False,
+            )
             + "\n"
         )
 
@@ -224,6 +244,7 @@ class JsonWriter(Writer):
         self.out.write(
             json.dumps(
                 {
+                    "type": "system",
                     "system": engine,
                     "score": mean,
                     "segments": n,

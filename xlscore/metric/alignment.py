@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import warnings
 import zipfile
@@ -369,6 +370,11 @@ def dictionary_alignment(
 
     def build(tmp: Path) -> dict:
         pairs = dictionary_pairs(lexicon, n_pairs)
+        logging.getLogger("xlscore").info(
+            "building the dictionary map once into the cache (%d word pairs embedded by both "
+            "encoders; minutes on a CPU)...",
+            len(pairs),
+        )
         ru_words = sorted({r for r, _ in pairs})
         en_words = sorted({e for _, e in pairs})
         ru_vec = _single_word_vectors(ru_encoder, ru_words, progress)

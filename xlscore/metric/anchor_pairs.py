@@ -12,7 +12,9 @@ side (one of the English word list, not a name or an acronym) never anchors, and
 of such *foreign* words is reported so that the scorer can penalise it; a translation that is
 mostly foreign is flagged ``untranslated`` (it copies the source) or ``wrong_language``. A
 word is foreign when it is in another script or has Cyrillic letters that Russian does not
-(Ukrainian ``і``, ``ї``, ``є``, ``ґ``, Belarusian ``ў``, Serbian ``ј``...).
+(Ukrainian ``і``, ``ї``, ``є``, ``ґ``, Belarusian ``ў``, Serbian ``ј``...). A translation in
+another Cyrillic language is flagged ``wrong_language`` even when most of its words are spelt
+with Russian letters (:mod:`xlscore.metric.cyrillic_languages`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import regex
+
+from xlscore.metric.cyrillic_languages import other_cyrillic
 
 _LETTER = regex.compile(r"\p{L}")
 _LATIN_LETTER = regex.compile(r"\p{Latin}")
@@ -272,6 +276,8 @@ def find_anchors(
     flags: tuple[str, ...] = ()
     if share >= FOREIGN_FLAG_SHARE:
         flags = ("untranslated",) if copied >= foreign / 2 else ("wrong_language",)
+    elif other_cyrillic(ru_words, _sentence_initial):
+        flags = ("wrong_language",)  # Ukrainian, Bulgarian...: partly Russian letters
     return AnchorSet(
         tuple(pairs), tuple(e in same[r] for e, r in pairs), share, flags, tuple(foreign_at)
     )

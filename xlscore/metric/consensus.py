@@ -2,12 +2,13 @@
 
 When several engines translate the same source, a candidate that shares much with the others
 is more often right than one that stands apart. Engines that are copies of each other
-(the same text in most segments) are one voter: a duplicated engine does not vote for
-itself. :func:`chrf_agreement` measures it as each
-candidate's mean sentence chrF (sacreBLEU's defaults: character n-grams of orders 1 to 6,
-whitespace removed, beta 2, averaged over the orders both sides have) against every *other*
-candidate, in one vectorised pass per group: each candidate's n-grams are counted once, and the
-matches of every two candidates come from one array operation. The values equal sacreBLEU's
+(the same or nearly the same text in most segments: :func:`alike`) are one voter: a
+duplicated engine, or one with a comma changed per line, does not vote for itself.
+:func:`chrf_agreement` measures it as each candidate's mean sentence chrF (sacreBLEU's
+defaults: character n-grams of orders 1 to 6, whitespace removed, beta 2, averaged over the
+orders both sides have) against every *other* candidate, in one vectorised pass per group:
+each candidate's n-grams are counted once, and the matches of every two candidates come from
+one array operation. The values equal sacreBLEU's
 ``sentence_chrf`` (tests/test_consensus.py checks it) at a fraction of its cost.
 
 :func:`blend` is how the agreement enters a score (issue 61): within the group, the agreement's
@@ -19,6 +20,7 @@ scores keep their scale and location. Both are order-independent: sums are taken
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,6 +40,16 @@ UTILITY = "chrF"
 #: consensus is used when at least this many candidates of one source (copied engines
 #: counted once) are scored together
 CONSENSUS_MIN = 3
+#: two translations of one source are near-copies when they are at most this share of the
+#: longer one's characters apart in character edits (:mod:`xlscore.text.edits`), and never
+#: less than :data:`NEAR_EDITS_MIN` edits: a punctuation mark or a letter changed. Chosen on
+#: real engines (``experiments/near_copies.py``, ``experiments/results/near-copies.md``): no
+#: two distinct systems of the judged sets are this alike in more than half their segments,
+#: which would make them copies (:func:`copied`), but for the pairs already the same text in
+#: most of them
+NEAR_EDITS = 0.01
+#: the fewest edits two near-copies may differ by, however short the texts
+NEAR_EDITS_MIN = 1
 
 
 def _order_counts(candidates: Sequence[str], order: int) -> list[np.ndarray]:
@@ -108,36 +120,90 @@ def pairwise_chrf(candidates: Sequence[str], order: int = CHAR_ORDER) -> np.ndar
 
 
 def copied(alike: int, segments: int, most: float = 0.5) -> bool:
-    """Whether two engines that give the same text in ``alike`` of the ``segments`` both
-    have are copies: in more than ``most`` of them, two segments or more (one segment says
-    nothing of an engine). The one rule ``score`` and ``batch`` both apply."""
+    """Whether two engines whose translations are alike (:func:`alike`) in ``alike`` of the
+    ``segments`` both have are copies: in more than ``most`` of them, two segments or more
+    (one segment says nothing of an engine). The one rule ``score`` and ``batch`` both
+    apply."""
     return segments >= 2 and alike > most * segments
+
+
+def near_edits(a: str, b: str) -> int:
+    """How many character edits apart two translations may be and still be near-copies:
+    :data:`NEAR_EDITS` of the longer one's characters, at least :data:`NEAR_EDITS_MIN`."""
+    return max(NEAR_EDITS_MIN, int(NEAR_EDITS * max(len(a), len(b))))
+
+
+def alike(texts: Sequence[str]) -> np.ndarray:
+    """``[k, k]`` booleans: whether translations ``i`` and ``j`` of one source are the same
+    text or near-copies, once normalised (:func:`normalize_text`: whitespace and invisible
+    characters aside): at most :func:`near_edits` character edits apart. An empty
+    translation is alike to nothing; a text is alike to itself."""
+    from xlscore.text.edits import grams, within
+
+    norm = [normalize_text(t) for t in texts]
+    counted = [grams(t) for t in norm]
+    k = len(norm)
+    out = np.zeros((k, k), dtype=bool)
+    for i in range(k):
+        if not norm[i]:
+            continue
+        out[i, i] = True
+        for j in range(i + 1, k):
+            a, b = norm[i], norm[j]
+            if b and within(a, b, near_edits(a, b), counted[i], counted[j]):
+                out[i, j] = out[j, i] = True
+    return out
 
 
 def duplicate_engines(
     engines: Mapping[str, Sequence[str]], most: float = 0.5
 ) -> list[tuple[str, str, int]]:
-    """Pairs of engines whose translations are the same text (:func:`normalize_text`:
-    whitespace and invisible characters aside) on more than
-    ``most`` of the segments, as ``(engine, engine, segments alike)`` in the engines' order:
-    one may be a copy of the other. Needs two segments or more (one segment says nothing of
-    an engine); empty translations are never alike."""
+    """Pairs of engines whose translations are alike (:func:`alike`: the same text or a
+    near-copy) on more than ``most`` of the segments, as ``(engine, engine, segments alike)``
+    in the engines' order: one may be a copy of the other. Needs two segments or more (one
+    segment says nothing of an engine); empty translations are never alike."""
     names = list(engines)
     n = min((len(v) for v in engines.values()), default=0)
     if len(names) < 2 or n < 2:
         return []
-    alike: dict[tuple[int, int], int] = {}
+    counts = np.zeros((len(names), len(names)), dtype=np.int64)
     for i in range(n):
-        by: dict[str, list[int]] = {}
-        for k, name in enumerate(names):
-            text = normalize_text(engines[name][i])
-            if text:
-                by.setdefault(text, []).append(k)
-        for same in by.values():
-            for x, a in enumerate(same):
-                for b in same[x + 1 :]:
-                    alike[a, b] = alike.get((a, b), 0) + 1
-    return [(names[a], names[b], c) for (a, b), c in sorted(alike.items()) if copied(c, n, most)]
+        counts += alike([engines[name][i] for name in names])
+    return [
+        (names[a], names[b], int(counts[a, b]))
+        for a in range(len(names))
+        for b in range(a + 1, len(names))
+        if copied(int(counts[a, b]), n, most)
+    ]
+
+
+def source_key(source: str) -> str:
+    """The digest a source is known by when rows are gathered by source (``batch``'s
+    consensus pass groups on it)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def row_hash(key: str, translation: str) -> int:
+    """A 64-bit hash of one engine's translation of the source whose :func:`source_key` is
+    ``key``."""
+    digest = hashlib.blake2b(f"{key}\x00{translation}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def engine_sum(sources: Sequence[str], translations: Sequence[str]) -> int:
+    """One engine's rows as a multiset hash: the sum of their :func:`row_hash` modulo
+    2**64, which no order of the rows changes and which parts of a corpus add up to."""
+    return sum(row_hash(source_key(s), t) for s, t in zip(sources, translations)) % 2**64
+
+
+def engine_set(sums: Iterable[int]) -> str:
+    """The engines a consensus was computed over, as a signature names them: their count and
+    a digest of their outputs (``4#1f2e3d4c``), from each engine's :func:`engine_sum`. The
+    engines' names and order do not enter it (the scores depend on neither); one changed
+    translation changes it."""
+    each = sorted(sums)
+    digest = hashlib.sha256("".join(f"{x:016x}" for x in each).encode()).hexdigest()
+    return f"{len(each)}#{digest[:8]}"
 
 
 def chrf_agreement(candidates: Sequence[str]) -> list[float]:
@@ -156,10 +222,10 @@ def chrf_agreement(candidates: Sequence[str]) -> list[float]:
 
 
 def copy_engines(engines: Mapping[str, Sequence[str]]) -> dict[str, str]:
-    """The engines that are copies of another (:func:`duplicate_engines`: the same text in
-    most segments), each mapped to the first engine, in the engines' order, of its group of
-    copies (that one too). Their translations of a segment count once in the consensus when
-    they are the same text."""
+    """The engines that are copies of another (:func:`duplicate_engines`: the same or nearly
+    the same text in most segments), each mapped to the first engine, in the engines' order,
+    of its group of copies (that one too). Their translations of a segment count once in the
+    consensus when they are alike (:func:`alike`)."""
     return copy_groups(list(engines), [(a, b) for a, b, _ in duplicate_engines(engines)])
 
 
@@ -208,9 +274,10 @@ def blend(scores: Sequence[float], agreement: Sequence[float], weight: float) ->
 class Voters:
     """A group's candidates as the consensus counts them: a voter per candidate, but one for
     the candidates of engines that are copies of each other (:func:`copy_engines`) when they
-    give the same text. ``keys``: each candidate's voter; ``texts``: each voter's text, in
-    the voters' sorted order (so that the candidates' order changes nothing);
-    ``agreement``: each voter's mean chrF (0..100) against the other voters."""
+    give the same or nearly the same text (:func:`alike`). ``keys``: each candidate's voter;
+    ``texts``: each voter's text, in the voters' sorted order (so that the candidates' order
+    changes nothing); ``agreement``: each voter's mean chrF (0..100) against the other
+    voters."""
 
     keys: list[Key]
     texts: list[str]
@@ -225,21 +292,33 @@ class Voters:
     ) -> Voters | None:
         """The voters of a group whose candidates come from ``engines`` (``copies``: which of
         them are copies, :func:`copy_engines`); ``None`` for fewer than
-        :data:`CONSENSUS_MIN` voters (no consensus)."""
-        keys: list[Key] = []
-        for k, text in enumerate(candidates):
-            engine = engines[k] if engines is not None else None
-            if copies and engine is not None and engine in copies:
-                keys.append(("copy", copies[engine], normalize_text(text)))
-            else:
-                keys.append(("own", str(k)))
-        first: dict[Key, str] = {}
-        for key, text in zip(keys, candidates):
-            first.setdefault(key, text)
-        voters = sorted(first)
+        :data:`CONSENSUS_MIN` voters (no consensus). The candidates of one group of copies
+        that are alike, directly or through another, are one voter, named by the smallest of
+        their normalised texts, whose text it takes."""
+        keys: list[Key] = [("own", str(k)) for k in range(len(candidates))]
+        if copies and engines is not None:
+            by_root: dict[str, list[int]] = {}
+            for k, engine in enumerate(engines):
+                if engine in copies:
+                    by_root.setdefault(copies[engine], []).append(k)
+            for root, members in by_root.items():
+                linked = np.argwhere(np.triu(alike([candidates[k] for k in members]), 1))
+                places = [str(k) for k in members]
+                joined = copy_groups(places, [(places[a], places[b]) for a, b in linked])
+                parts: dict[str, list[int]] = {}
+                for k, place in zip(members, places):
+                    parts.setdefault(joined.get(place, place), []).append(k)
+                for at in parts.values():
+                    name = min(normalize_text(candidates[k]) for k in at)
+                    for k in at:
+                        keys[k] = ("copy", root, name)
+        text: dict[Key, str] = {}
+        for key, given in zip(keys, candidates):  # the voter's text: one order-free choice
+            text[key] = min(text.get(key, given), given, key=lambda t: (normalize_text(t), t))
+        voters = sorted(text)
         if len(voters) < CONSENSUS_MIN:
             return None
-        texts = [first[v] for v in voters]
+        texts = [text[v] for v in voters]
         return cls(keys, texts, chrf_agreement(texts))
 
     def _by_key(self) -> dict[Key, int]:

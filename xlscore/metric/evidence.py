@@ -5,6 +5,10 @@ and numbers that appear on one side only.
 
 It is read off the anchors (:mod:`xlscore.metric.anchor_pairs`), so it is only as good as the
 dictionary: a source word translated by a synonym the dictionary does not list shows as unmatched.
+A name written in Cyrillic (``Macron`` -> ``Макрон``, ``Geneva`` -> ``Женеве``) is no anchor
+but is not listed either: the name check's matching finds it
+(:func:`~xlscore.checks.names.name_rendered`).
+How often a correct translation's words are listed: ``experiments/results/evidence-words.md``.
 Treat the lists as places to look, not as verdicts.
 """
 
@@ -14,8 +18,9 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
+from xlscore.checks.names import name_rendered
 from xlscore.finding import Finding
-from xlscore.metric.anchor_pairs import WORD_CACHE, AnchorSet, has_letter
+from xlscore.metric.anchor_pairs import WORD_CACHE, AnchorSet, has_latin, has_letter
 from xlscore.results import Evidence, Span
 
 #: numbers on one side only, as written and where: ``(numbers, spans)`` for the source's the
@@ -217,6 +222,12 @@ def _content_word(word: str) -> bool:
     return has_letter(word) and word.casefold() not in FUNCTION_WORDS
 
 
+def _rendered_name(word: str, translation: str) -> bool:
+    """A capitalised Latin source word that the translation renders as a name
+    (:func:`xlscore.checks.names.name_rendered`)."""
+    return word[:1].isupper() and has_latin(word) and name_rendered(word, translation)
+
+
 def gather(
     source: SpannedWords, translation: SpannedWords, anchors: AnchorSet, numbers: Numbers
 ) -> Evidence:
@@ -225,6 +236,11 @@ def gather(
     them (:func:`number_evidence`)."""
     matched = set(anchors.en)
     unmatched = [j for j, w in enumerate(source.words) if j not in matched and _content_word(w)]
+    if any(source.words[j][:1].isupper() for j in unmatched):
+        # a name rendered in Cyrillic (Macron -> Макрон, Geneva -> Женеве) is no anchor, as
+        # the anchors pair only names copied as they are: the name check's matching says so
+        text = " ".join(translation.words)
+        unmatched = [j for j in unmatched if not _rendered_name(source.words[j], text)]
     (missing, missing_at), (added, added_at) = numbers
     return Evidence(
         tuple(source.words[j] for j in unmatched),

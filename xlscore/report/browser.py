@@ -5,6 +5,7 @@ the report's measurements at tag research-2026-11 did: docs/record.md). Needs ``
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 from xlscore.errors import XLScoreError
@@ -27,7 +28,8 @@ def find_chromium() -> tuple[str, str] | None:
 
 def open_chromium(width: int = 1280, height: int = 1000):
     """A headless Chromium WebDriver with no network access to speak of (proxy to nowhere),
-    collecting the console log; close it with ``quit()``."""
+    a fresh profile of its own, collecting the console log; close it with ``quit()`` (which
+    leaves the profile folder in the system's temporary folder)."""
     paths = find_chromium()
     if paths is None:
         raise XLScoreError(
@@ -50,6 +52,9 @@ def open_chromium(width: int = 1280, height: int = 1000):
         "--disable-extensions",
         "--no-first-run",
         "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tempfile.mkdtemp(prefix='xlscore-chromium-')}",
     ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})

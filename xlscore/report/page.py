@@ -1,11 +1,13 @@
 """A visual report comparing engines: one self-contained HTML file (``xlscore report``).
 
 The page holds everything it shows: the ranking and the pairwise significance matrix (from
-:mod:`xlscore.evaluation.compare`), score distributions and the score by source length as inline SVG
-(matplotlib), and the per-segment data as a JSON block that a small script (shipped in
-``xlscore/report/templates/report.js``) turns into a sortable, filterable, paginated table and a
-segment view with word-level evidence and the estimator's predicted error spans (marked on the
-translations as given, which the page shows: every offset of a result points into them).
+:mod:`xlscore.evaluation.compare`), each engine's segment scores and its mean score by source
+length as inline SVG (:mod:`xlscore.report.charts`), and the per-segment data as a JSON block
+that a small script (shipped in ``xlscore/report/templates/report.js``) turns into a sortable,
+filterable, paginated table (whole translations with the checks' findings) and a segment view
+with the terms that add up to each score, word-level evidence and the estimator's predicted
+error spans (marked on the translations as given, which the page shows: every offset of a
+result points into them).
 Nothing is fetched at view time: a Content-Security-Policy meta tag forbids every remote load
 and allows only the page's own script (by its SHA-256).
 
@@ -20,7 +22,6 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
-import io
 import json
 import math
 import os
@@ -31,25 +32,14 @@ from typing import NamedTuple
 from xlscore._version import __version__
 from xlscore.errors import InputError
 from xlscore.evaluation.compare import EngineComparison, compare_engines
+from xlscore.finding import Finding
 from xlscore.io.cache import atomic_write_bytes
 from xlscore.io.inputs import json_lines
+from xlscore.report.charts import colour, page_plots
 from xlscore.results import ScoreResult
 from xlscore.text.words import move_span, normalize_text, offset_map, split_words
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-#: engine colours (the plots and the page use the same ones)
-COLOURS = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#ff7f0e",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
 
 
 class Words(NamedTuple):
@@ -140,6 +130,22 @@ def _shown_spans(given: str, spans) -> list:
     return out
 
 
+def _finding(f: Finding) -> list:
+    """A check's finding as the page shows it: ``[check, message, whether it costs points,
+    why it costs nothing ("" when it costs points or no reason is known)]``."""
+    return [f.check, f.message, bool(f.counts), f.why_free]
+
+
+def _rest(r: ScoreResult) -> float | None:
+    """What moved ``score`` away from its estimate (or the paper's F1 without an estimator)
+    besides the checks and the consensus: the foreign-text pull (or the similarity term of an
+    estimator that blends it in), and the floor; ``None`` when there is no estimate or F1."""
+    start = r.estimate if r.estimate is not None else r.f1
+    if start is None:
+        return None
+    return r.score - (r.consensus_shift or 0.0) + (r.check_cost or 0.0) - start
+
+
 def _segment_data(
     sources: Sequence[str],
     translations: Mapping[str, Sequence[str]],
@@ -149,7 +155,9 @@ def _segment_data(
     """Compact per-segment rows: ``[source, [pair per engine], source word spans]``, a pair
     being ``[text, score, estimate, f1, precision, recall, foreign share, flags, anchors,
     unmatched source words, foreign words, numbers missing, numbers added, predicted error
-    spans, adequacy, similarity, word spans, whether a number is on one side only]``. The
+    spans, adequacy, similarity, word spans, whether a number is on one side only, the
+    checks' findings (:func:`_finding`), check cost, consensus shift, consensus, the rest of
+    the score's terms (:func:`_rest`)]``. The
     texts are as given (every offset of a result points into them); anchors are flat
     ``[source word, translation word, ...]`` indices and the evidence lists word indices,
     all read off the result's offsets (no word is matched by its text); the error spans
@@ -181,6 +189,11 @@ def _segment_data(
                     _r(r.similarity),
                     mt_words.spans,
                     bool(ev.numbers_missing or ev.numbers_added),
+                    [_finding(f) for f in r.findings],
+                    _r(r.check_cost),
+                    _r(r.consensus_shift),
+                    _r(r.consensus),
+                    _r(_rest(r)),
                 ]
             )
         rows.append([src, pairs, src_words.spans])
@@ -199,78 +212,6 @@ def _json_block(data) -> str:
     ):
         text = text.replace(ch, esc)
     return text
-
-
-def _svg(fig) -> str:
-    """A matplotlib figure as an inline ``<svg>`` element (no XML prolog, fixed ids)."""
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    text = buf.getvalue()
-    return text[text.index("<svg") :]
-
-
-def _plots(
-    names: list[str],
-    source_words: Sequence[list[str]],
-    results: Sequence[Mapping[str, ScoreResult]],
-) -> dict[str, str]:
-    """The two plots as SVG (figures made without pyplot: no backend or global state of the
-    caller's matplotlib is touched)."""
-    import matplotlib
-
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "xlscore", "font.size": 9}):
-        return _draw(names, source_words, results)
-
-
-def _draw(
-    names: list[str],
-    source_words: Sequence[list[str]],
-    results: Sequence[Mapping[str, ScoreResult]],
-) -> dict[str, str]:
-    import numpy as np
-    from matplotlib.figure import Figure
-
-    scores = {n: np.array([by[n].score for by in results]) for n in names}
-    allv = np.concatenate(list(scores.values()))
-    lo, hi = float(allv.min()), float(allv.max())
-    bins = np.linspace(lo, hi if hi > lo else lo + 1e-6, 31)
-    fig = Figure(figsize=(6.4, 3.0))
-    ax = fig.subplots()
-    for k, n in enumerate(names):
-        # matplotlib's stub types bins as a Sequence, though the edges may be an array
-        ax.hist(
-            scores[n],
-            bins=bins,  # type: ignore[arg-type]
-            histtype="step",
-            linewidth=1.6,
-            color=COLOURS[k % len(COLOURS)],
-            label=f"E{k + 1}",
-        )
-    ax.set_xlabel("score")
-    ax.set_ylabel("segments")
-    ax.legend(frameon=False, ncol=min(len(names), 5))
-    fig.tight_layout()
-    plots = {"distribution": _svg(fig)}
-
-    lengths = np.array([len(w) for w in source_words])
-    edges = np.unique(np.quantile(lengths, np.linspace(0, 1, 7)))
-    fig = Figure(figsize=(6.4, 3.0))
-    ax = fig.subplots()
-    if len(edges) > 1:
-        which = np.clip(np.searchsorted(edges, lengths, side="right") - 1, 0, len(edges) - 2)
-        mids = [(edges[b] + edges[b + 1]) / 2 for b in range(len(edges) - 1)]
-        for k, n in enumerate(names):
-            means = [
-                scores[n][which == b].mean() if (which == b).any() else np.nan
-                for b in range(len(edges) - 1)
-            ]
-            ax.plot(mids, means, marker="o", color=COLOURS[k % len(COLOURS)], label=f"E{k + 1}")
-        ax.legend(frameon=False, ncol=min(len(names), 5))
-    ax.set_xlabel("source length (words; bins of equal counts)")
-    ax.set_ylabel("mean score")
-    fig.tight_layout()
-    plots["length"] = _svg(fig)
-    return plots
 
 
 def build_report(
@@ -295,7 +236,6 @@ def build_report(
     if not sources:
         raise InputError("no segments to report")
     comparison = comparison or compare_engines(results, n_boot=n_boot)
-    source_words = [_words(s).texts for s in sources]
     import jinja2
 
     env = jinja2.Environment(
@@ -315,7 +255,7 @@ def build_report(
     ]
     data = {
         "engines": names,
-        "colours": [COLOURS[k % len(COLOURS)] for k in range(len(names))],
+        "colours": [colour(k) for k in range(len(names))],
         "segments": _segment_data(sources, translations, results, names),
     }
     has_spans = any(pair[13] for row in data["segments"] for pair in row[1])
@@ -332,7 +272,7 @@ def build_report(
         colours=data["colours"],
         order=order,
         n_segments=len(sources),
-        plots=_plots(names, source_words, results),
+        plots=page_plots(names, [len(_words(s).texts) for s in sources], results),
         data=_json_block(data),
         script=script,
         style=style,

@@ -286,7 +286,8 @@ class FinalScore:
         :data:`CONSENSUS_MIN` gets its ``consensus`` (its mean chrF against the others, 0..1)
         and ``score + w * sd * z(consensus)`` as its score (``sd``: the spread of the group's
         scores; :func:`xlscore.metric.consensus.group_consensus`: no score goes below the
-        floor); its ``estimate`` stays what it was. ``engines``: the engine of each position,
+        floor), and what that moved it by as its ``consensus_shift``; its ``estimate`` stays
+        what it was. ``engines``: the engine of each position,
         and ``copies``: the engines that are copies of another
         (:func:`xlscore.metric.consensus.copy_engines`), whose same texts are one voter.
         Flagged candidates (empty, untranslated, wrong language, degenerate) neither take
@@ -309,7 +310,8 @@ class FinalScore:
             )
             for k, c, s in zip(group, agree, scores):
                 if c is not None:
-                    out[k] = replace(out[k], consensus=c, score=s)
+                    shift = s - out[k].score
+                    out[k] = replace(out[k], consensus=c, score=s, consensus_shift=shift)
         return out
 
     @property

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
@@ -49,6 +48,7 @@ from xlscore.scoring.blocks import (
     runs_in_blocks,
     score_blocks,
 )
+from xlscore.scoring.engine_set import engines_part, warned_copies
 from xlscore.scoring.rule_checks import RuleChecks
 from xlscore.scoring.signature import KEYS, signature_line
 
@@ -157,6 +157,9 @@ class XLScorer:
         self.final = FinalScore(
             estimator, consensus=consensus, fields=chosen, similarity=self.similarity
         )
+        #: the engine set the last :meth:`iter_score` blended a consensus over (its
+        #: signature part, :func:`~xlscore.metric.consensus.engine_set`), or ``None``
+        self.last_engines: str | None = None
         self.rule_checks = RuleChecks.needed(
             chosen,
             estimator.check_weight if estimator else 0.0,
@@ -230,9 +233,23 @@ class XLScorer:
         }
         return {k: d[k] for k in KEYS}
 
-    def signature(self) -> str:
-        """A sacreBLEU-style one-line signature of the settings."""
-        return signature_line(self.describe(), self.estimator)
+    def signature(
+        self,
+        sources: Sequence[str] | None = None,
+        engines: Mapping[str, Sequence[str]] | None = None,
+    ) -> str:
+        """A sacreBLEU-style one-line signature of the settings. With the consensus in the
+        score, a score depends on the other engines scored with it: the signature then ends
+        with the engine set (``|engines:COUNT#DIGEST``,
+        :func:`~xlscore.scoring.engine_set.engines_part`) of ``sources`` and ``engines``
+        when given, else of the last :meth:`iter_score` (``score``, ``rank``...), so that
+        two results under one signature give the same numbers."""
+        part = self.last_engines
+        if sources is not None and engines is not None:
+            part = engines_part(self.final.describe()["consensus"], sources, engines)
+        return signature_line(self.describe(), self.estimator) + (
+            f"|engines:{part}" if part else ""
+        )
 
     # ------------------------------------------------------------------ scoring
     def prepare(
@@ -312,7 +329,8 @@ class XLScorer:
         variant = self.paper.variant_of(variant)
         check_workers(self, workers)
         sources, systems = check_corpus(sources, translations)
-        copies = _copies(systems, start)
+        self.last_engines = engines_part(self.final.describe()["consensus"], sources, systems)
+        copies = warned_copies(systems, start)
         if runs_in_blocks(self):  # the estimator's fields alone: blocks beside the passes
             from tqdm.auto import tqdm
 
@@ -381,27 +399,6 @@ class XLScorer:
             RankedTranslation(i, translations[i], results[i], rank)
             for rank, i in enumerate(order, start=1)
         ]
-
-
-def _copies(systems: Mapping[str, Sequence[str]], start: int) -> dict[str, str]:
-    """The engines that are copies of another over the whole corpus
-    (:func:`~xlscore.metric.consensus.copy_engines`: the same translation in most segments),
-    with a :class:`~xlscore.errors.DuplicateEnginesWarning` for each two such engines when a
-    run starts (not again when it resumes)."""
-    from xlscore.errors import DuplicateEnginesWarning
-    from xlscore.metric.consensus import copy_groups, duplicate_engines
-
-    alike = duplicate_engines(systems)
-    n = min((len(v) for v in systems.values()), default=0)
-    for a, b, same in alike if not start else ():
-        warnings.warn(
-            f"engines {a} and {b} gave the same translation in {same} of {n} segments (is one "
-            "a copy of the other?): where they agree they count once in the consensus, but "
-            "both are ranked",
-            DuplicateEnginesWarning,
-            stacklevel=3,
-        )
-    return copy_groups(list(systems), [(a, b) for a, b, _ in alike])
 
 
 def _after(on_pairs: Callable[[int], None] | None, skip: int) -> Callable[[int], None] | None:

@@ -9,7 +9,11 @@
   //          spans [[start, end, severity, probability], ...] (offsets into text, sorted, not
   //          overlapping), adequacy part of the estimate or null, cross-lingual similarity
   //          blended into the score or null, the text's word spans, whether a number is on
-  //          one side only]
+  //          one side only, the checks' findings [[check, message, costs points, why it costs
+  //          nothing], ...], what
+  //          the rules took off the score (check cost) or null, what the engines' agreement
+  //          moved it by (consensus shift) or null, the agreement (0..1) or null, the rest
+  //          of score - estimate (foreign text, the floor) or null]
   var segs = data.segments.map(function (row, k) {
     var pairs = row[1], scores = pairs.map(function (p) { return p[1]; });
     var order = pairs.map(function (p, i) { return i; }).sort(function (a, b) {
@@ -64,6 +68,49 @@
     return spans.map(function (sp) { return {text: text.slice(sp[0], sp[1]), start: sp[0], end: sp[1]}; });
   }
 
+  // the checks' findings as a list: "check: message (costs points)", or, for one that
+  // costs nothing, why (its rule's measured false alarms) when known
+  function findingList(found) {
+    var ul = el("ul", "findings");
+    found.forEach(function (f) {
+      var li = el("li", f[2] ? "costs" : "free");
+      li.appendChild(el("span", "check", f[0] + ": "));
+      li.appendChild(document.createTextNode(f[1]));
+      li.appendChild(el("span", "cost", f[2] ? " (costs points)" : f[3] ? " (" + f[3] + ")" :
+                        " (costs nothing)"));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
+  // the terms that add up to the score (each rounded to 4 decimals): [[label, value,
+  // title], ...]; the foreign-text term is what is left of score - estimate once the checks
+  // and the consensus are taken out (the estimate pulled towards the floor by foreign words,
+  // or the similarity term of an estimator that blends it in), shown where it is not 0
+  function terms(p) {
+    var start = p[2] !== null ? ["estimate", p[2]] : p[3] !== null ? ["F1", p[3]] : null;
+    if (start === null || p[22] === null || p[22] === undefined) { return null; }
+    var cost = p[19] === null ? null : p[19], shift = p[20] === null ? null : p[20];
+    var rest = p[22];
+    var out = [[start[0], start[1], start[0] === "estimate" ?
+      "the quality estimator's prediction, before the rules and the consensus" :
+      "the paper's F1 (no estimator)"]];
+    if (rest !== 0 || p[6] > 0) {
+      out.push(["foreign text", rest, "the pull of words that are not Russian towards the lowest " +
+                "score (or, for an estimator that blends in the similarity, that term)"]);
+    }
+    if (cost !== null) {
+      out.push(["checks", -cost, "what the rules took: each number or negation finding that " +
+                "costs points, and the pull of degenerate (repeated or looping) output"]);
+    }
+    if (shift !== null) {
+      out.push(["consensus", shift, "how much the engines' agreement moved the score (this " +
+                "translation's agreement with the others: " + p[21].toFixed(2) + ")"]);
+    }
+    return out;
+  }
+  function signed(x) { return (x < 0 ? "−" : "+") + Math.abs(x).toFixed(4); }
+
   // ------------------------------------------------------------------ table
   var columns = [{label: "#", key: function (s) { return s.id; }},
                  {label: "source", key: function (s) { return s.source.toLowerCase(); }}];
@@ -71,7 +118,8 @@
     columns.push({label: n, engine: i, key: function (s) { return s.pairs[i][1]; }});
   });
   columns.push({label: "gap", key: function (s) { return s.gap; }});
-  var widths = ["48px", "30%"];
+  var widths = ["40px", names.length > 3 ? "20%" : "26%"];
+  columns.gapWidth = "64px";
 
   function header() {
     var tr = $("segment-head");
@@ -79,6 +127,7 @@
     columns.forEach(function (c, k) {
       var th = el("th", k === state.sort ? (state.desc ? "sorted-desc" : "sorted-asc") : "", c.label);
       if (widths[k]) { th.style.width = widths[k]; }
+      if (k === columns.length - 1) { th.style.width = columns.gapWidth; }
       if (c.engine !== undefined) {
         var sw = el("span", "swatch"); sw.style.background = colours[c.engine]; th.prepend(sw);
       }
@@ -125,13 +174,13 @@
       var tr = el("tr", s.id === state.open ? "open" : "");
       tr.dataset.segment = s.id;
       tr.appendChild(el("td", "num", s.id));
-      var src = el("td", "", s.source); src.title = s.source; tr.appendChild(src);
+      tr.appendChild(el("td", "source", s.source));
       s.pairs.forEach(function (p, i) {
-        var td = el("td", (i === s.best ? "best " : "") + (p[7].length ? "flag" : ""));
-        td.appendChild(el("span", "num", fmt(p[1])));
-        td.appendChild(document.createTextNode(" "));
-        marked(td, p[0], p[13]);
-        td.title = p[0];
+        var td = el("td", "cell" + (i === s.best ? " best" : "") + (p[7].length ? " flag" : ""));
+        var head = td.appendChild(el("div", "score", fmt(p[1])));
+        if (p[7].length) { head.appendChild(el("span", "flags", " " + p[7].join(", "))); }
+        marked(td.appendChild(el("div", "text")), p[0], p[13]);
+        if (p[18] && p[18].length) { td.appendChild(findingList(p[18])); }
         tr.appendChild(td);
       });
       tr.appendChild(el("td", "num", s.gap.toFixed(4)));
@@ -177,25 +226,48 @@
     var h = el("h4", "", names[i] + (i === s.best ? "  ★ best" : ""));
     var sw = el("span", "swatch"); sw.style.background = colours[i]; h.prepend(sw);
     box.appendChild(h);
+    var sum = terms(p);
+    if (sum !== null) {
+      var line = el("p", "terms");
+      sum.forEach(function (t, k) {
+        var term = el("span", "term");
+        term.dataset.term = t[0];
+        term.title = t[2];
+        var minus = t[1] < 0 || (t[1] === 0 && t[0] === "checks");
+        if (k) { term.appendChild(el("span", "sign", minus ? " − " : " + ")); }
+        term.appendChild(document.createTextNode(t[0] + " "));
+        term.appendChild(el("span", "value", k ? Math.abs(t[1]).toFixed(4) : signed(t[1])));
+        line.appendChild(term);
+      });
+      var total = el("span", "term total");
+      total.appendChild(document.createTextNode(" = score "));
+      total.appendChild(el("span", "value", signed(p[1])));
+      line.appendChild(total);
+      box.appendChild(line);
+    }
     var parts = el("div", "parts");
-    var items = [["score", fmt(p[1])]];
-    if (p[2] !== null) { items.push(["estimate", fmt(p[2])]); }
+    var items = [];
     if (p[2] !== null && p[14] !== null && p[14] !== undefined) {
-      items.push(["adequacy", fmt(p[14])], ["base", fmt(Math.round(1e4 * (p[2] - p[14])) / 1e4)]);
+      items.push(["estimate's sentence head", fmt(Math.round(1e4 * (p[2] - p[14])) / 1e4)],
+                 ["adequacy (word and meaning heads)", fmt(p[14])]);
     }
     if (p[15] !== null && p[15] !== undefined) { items.push(["similarity", fmt(p[15])]); }
-    items.push(["F1", fmt(p[3])], ["P", fmt(p[4])], ["R", fmt(p[5])],
-               ["foreign words", Math.round(100 * p[6]) + "%"], ["anchors", p[8].length / 2]);
+    if (p[3] !== null) {
+      items.push(["paper's F1", fmt(p[3])], ["P", fmt(p[4])], ["R", fmt(p[5])],
+                 ["anchors", p[8].length / 2]);
+    }
+    items.push(["foreign words", Math.round(100 * p[6]) + "%"]);
     if (p[7].length) { items.push(["flags", p[7].join(", ")]); }
     items.forEach(function (it, k) {
       if (k) { parts.appendChild(document.createTextNode(" · ")); }
       parts.appendChild(el("b", "", it[0])); parts.appendChild(document.createTextNode(" " + it[1]));
     });
     box.appendChild(parts);
+    if (p[18] && p[18].length) { box.appendChild(findingList(p[18])); }
     var anchoredS = {}, anchoredT = {};
     for (var k = 0; k < p[8].length; k += 2) { anchoredS[p[8][k]] = true; anchoredT[p[8][k + 1]] = true; }
     var unmatched = setOf(p[9]), foreign = setOf(p[10]), missing = setOf(p[11]), added = setOf(p[12]);
-    var align = el("div", "align");
+    var align = el("div", p[8].length ? "align" : "align bare");
     var src = wordLine("src", s.source, s.words, function (w, j) {
       if (anchoredS[j]) { return "anchor"; }
       if (missing[j]) { return "number-off"; }
@@ -251,12 +323,17 @@
     view.hidden = false;
     view.appendChild(el("h3", "", "Segment " + s.id));
     var keys = el("p", "keys");
+    var anchored = s.pairs.some(function (p) { return p[8].length; });
     [["anchor", "anchor word (paired across the languages by the dictionary)"],
      ["omitted", "source content word with no counterpart (possible omission)"],
      ["foreign", "not Russian (untranslated or another language)"],
      ["number-off", "number on one side only"]].forEach(function (kv) {
-      keys.appendChild(el("span", "w " + kv[0], kv[1]));
+      if (kv[0] !== "anchor" || anchored) { keys.appendChild(el("span", "w " + kv[0], kv[1])); }
     });
+    if (s.pairs.every(function (p) { return p[3] === null; })) {
+      keys.appendChild(el("span", "", "(no anchor lines: the paper's columns were not computed; " +
+                          "xlscore report --fields all adds them)"));
+    }
     if (s.pairs.some(function (p) { return p[13] && p[13].length; })) {
       keys.appendChild(el("span", "err major", "predicted major error"));
       keys.appendChild(el("span", "err minor", "predicted minor error"));
