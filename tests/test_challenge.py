@@ -27,14 +27,16 @@ PHENOMENA = {
 }
 # What was measured when these tests were written (experiments/results/challenge.md), the lower
 # of float32 and bfloat16 where they differ (close calls flip with the rounding: the anchors'
-# role_swap 10 and 8); a change that lowers
-# any of them is a regression to look at. The paper's method: two encoders, anchors, Müller.
+# role_swap 10 and 8; named_entity 9 in float32, 8 in bfloat16 on a Xeon with AVX512-BF16 and
+# no AMX, whose bf16 kernels round otherwise than AMX's: 72335e5 gives the same); a change
+# that lowers any of them is a regression to look at. The paper's method: two encoders,
+# anchors, Müller.
 PAPER_FLOOR = {
     "untranslated": 10,
     "wrong_language": 10,
     "number": 11,
     "negation": 13,
-    "named_entity": 9,
+    "named_entity": 8,
     "omission": 10,
     "addition": 12,
     "spelled_number": 9,

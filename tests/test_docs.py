@@ -394,22 +394,32 @@ def test_the_figure_check_catches_a_drift():
     """The check is not vacuous: a changed figure, a dropped source line, a rounded figure and
     a flipped sign are each reported; a typographic minus is no change."""
     text = README.read_text(encoding="utf-8")
-    _, rows, _ = next(t for t in markdown_tables(text) if t[1] and t[2])
-    cell = next(c for r in rows for c in r[1:] if figures(c))
-    fig = figures(cell)[0]
-    assert "." in fig, fig
-    for wrong in (
-        fig + "9",  # a digit more
-        fig[:-1],  # rounded (a digit less)
-        fig[:-1] + str((int(fig[-1]) + 1) % 10),  # the last digit changed
-        ("+" + fig[1:] if fig.startswith("-") else "-" + fig.lstrip("+")),
-    ):  # sign
-        changed = "\n".join(
-            row.replace(cell, cell.replace(fig, wrong, 1), 1) if row.startswith("|") else row
-            for row in text.splitlines()
-        )
-        problems, _ = drifted_figures(changed)
-        assert any(wrong in p for p in problems), (fig, wrong)
+    _, rows, sources = next(t for t in markdown_tables(text) if t[1] and t[2])
+    lines = [ln for x in sources for ln in normalise((ROOT / x).read_text("utf-8")).splitlines()]
+    # every drift to a figure that no line of the source files holds is reported (a drift
+    # into another figure the files hold, +0.118 to the plain recipe's +0.119, is not a
+    # drift a check of figures against files can see); the sign flips and added digits are
+    # such drifts for every figure of the table
+    cells = [(c, figures(c)[0]) for r in rows for c in r[1:] if figures(c)]
+    cells = [(c, fig) for c, fig in cells if fig in c]  # as written (not a typographic minus)
+    visible = 0
+    for cell, fig in cells:
+        assert "." in fig, fig
+        for wrong in (
+            fig + "9",  # a digit more
+            fig[:-1],  # rounded (a digit less)
+            fig[:-1] + str((int(fig[-1]) + 1) % 10),  # the last digit changed
+            ("+" + fig[1:] if fig.startswith("-") else "-" + fig.lstrip("+")),  # the sign
+        ):
+            if occurs([wrong], lines):
+                continue
+            visible += 1
+            changed = "\n".join(
+                row.replace(cell, cell.replace(fig, wrong, 1), 1) if row.startswith("|") else row
+                for row in text.splitlines()
+            )
+            assert any(wrong in p for p in drifted_figures(changed)[0]), (fig, wrong)
+    assert visible >= 2 * len(cells), (visible, len(cells))
     no_source = text.replace("Source: ", "From: ", 1)
     assert any("without a 'Source:" in p for p in drifted_figures(no_source)[0])
     # the typographic minus and the hyphen-minus write the same figure, on either side

@@ -292,7 +292,7 @@ def test_python_computes_what_the_command_line_computes_by_default():
                   "json", "-q")  # fmt: skip
     assert got.returncode == 0, got.stderr
     rows = [json.loads(x) for x in got.stdout.splitlines() if '"segment"' in x]
-    assert [{k: v for k, v in d.items() if k not in ("segment", "engine")} for d in rows] == [
-        json.loads(json.dumps(r.to_dict())) for r in res
-    ]
+    assert [
+        {k: v for k, v in d.items() if k not in ("type", "segment", "engine")} for d in rows
+    ] == [json.loads(json.dumps(r.to_dict())) for r in res]
     assert "fields:score+evidence" in scorer.signature()
