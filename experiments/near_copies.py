@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from xlscore.metric.consensus import NEAR_EDITS, NEAR_EDITS_MIN, copied, copy_groups, near_edits
-from xlscore.text.edits import grams, within
+from xlscore.text.edits import within
 from xlscore.text.words import normalize_text
 
 csv.field_size_limit(sys.maxsize)
@@ -78,13 +78,12 @@ def alike_counts(groups: dict[str, dict[str, str]]) -> dict[tuple[str, str], lis
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0] * (1 + len(RULES)))
     for by in groups.values():
         names = sorted(n for n in by if by[n])
-        counted = {n: grams(by[n]) for n in names}
         for a, b in itertools.combinations(names, 2):
             c = counts[a, b]
             c[0] += 1
             for x, rule in enumerate(RULES.values(), start=1):
                 k = rule(by[a], by[b])
-                c[x] += within(by[a], by[b], k, counted[a], counted[b])
+                c[x] += within(by[a], by[b], k)
     return counts
 
 

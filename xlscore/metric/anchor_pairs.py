@@ -26,16 +26,13 @@ from typing import NamedTuple
 
 import regex
 
-from xlscore.metric.cyrillic_languages import other_cyrillic
+from xlscore.metric.cyrillic_languages import NOT_RUSSIAN, other_cyrillic
 
 _LETTER = regex.compile(r"\p{L}")
 _LATIN_LETTER = regex.compile(r"\p{Latin}")
 _NUMBER = regex.compile(r"^\p{N}+$")
 _LATIN_WORD = regex.compile(r"^[\p{Latin}\p{M}\p{N}]*\p{Latin}[\p{Latin}\p{M}\p{N}]*$")
 _CYRILLIC_WORD = regex.compile(r"^[\p{Cyrillic}\p{M}\p{N}]*\p{Cyrillic}[\p{Cyrillic}\p{M}\p{N}]*$")
-# Cyrillic letters the Russian alphabet does not have: a word with one is another language's
-# (Ukrainian і ї є ґ, Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, ...)
-_NOT_RUSSIAN = regex.compile(r"[^\P{Cyrillic}а-яёА-ЯЁ\p{M}]")
 
 FOREIGN_FLAG_SHARE = 0.5
 
@@ -108,7 +105,7 @@ def is_cyrillic(word: str) -> bool:
 def is_russian_script(word: str) -> bool:
     """A Cyrillic word whose letters are all of the Russian alphabet (digits allowed): not,
     e.g., Ukrainian ``Бразилії``."""
-    return is_cyrillic(word) and not _NOT_RUSSIAN.search(word)
+    return is_cyrillic(word) and not NOT_RUSSIAN.search(word)
 
 
 def name_like(

@@ -138,10 +138,9 @@ def alike(texts: Sequence[str]) -> np.ndarray:
     text or near-copies, once normalised (:func:`normalize_text`: whitespace and invisible
     characters aside): at most :func:`near_edits` character edits apart. An empty
     translation is alike to nothing; a text is alike to itself."""
-    from xlscore.text.edits import grams, within
+    from xlscore.text.edits import within
 
     norm = [normalize_text(t) for t in texts]
-    counted = [grams(t) for t in norm]
     k = len(norm)
     out = np.zeros((k, k), dtype=bool)
     for i in range(k):
@@ -150,7 +149,7 @@ def alike(texts: Sequence[str]) -> np.ndarray:
         out[i, i] = True
         for j in range(i + 1, k):
             a, b = norm[i], norm[j]
-            if b and within(a, b, near_edits(a, b), counted[i], counted[j]):
+            if b and within(a, b, near_edits(a, b)):
                 out[i, j] = out[j, i] = True
     return out
 

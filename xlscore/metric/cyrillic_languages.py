@@ -25,8 +25,10 @@ from functools import lru_cache
 
 import regex
 
-# a Cyrillic letter the Russian alphabet does not have
-_NOT_RUSSIAN = regex.compile(r"[^\P{Cyrillic}а-яёА-ЯЁ\p{M}]")
+#: a Cyrillic letter the Russian alphabet does not have: a word with one is another
+#: language's (Ukrainian і ї є ґ, Belarusian ў, Serbian and Macedonian ђ ј љ њ ћ џ ѓ ќ ѕ, ...);
+#: :func:`xlscore.metric.anchor_pairs.is_russian_script` reads it too
+NOT_RUSSIAN = regex.compile(r"[^\P{Cyrillic}а-яёА-ЯЁ\p{M}]")
 # Bulgarian's ъ: anywhere but before е ё ю я (Russian подъезд, объявил, съёмка)
 _BULGARIAN_HARD = regex.compile(r"ъ(?![еёюя])")
 _CYRILLIC = regex.compile(r"\p{Cyrillic}")
@@ -61,7 +63,7 @@ def _word(word: str) -> tuple[bool, bool, bool]:
     case (see the module)."""
     low = word.casefold()
     marks = (
-        _NOT_RUSSIAN.search(low) is not None
+        NOT_RUSSIAN.search(low) is not None
         or low in MARKER_WORDS
         or _BULGARIAN_HARD.search(low) is not None
     )

@@ -7,10 +7,11 @@ how the consensus tells a near-copy of an engine from another engine
 algorithm for approximate string matching based on dynamic programming"), in the form
 Hyyrö (2003) gives for the distance between two whole strings: one column of the dynamic
 programme per character of the longer text, held in the bits of Python integers.
-:func:`within` first strips the common prefix and suffix and rejects by length and by
-Ukkonen's q-gram lemma (1992: two texts ``k`` edits apart share at least
-``max(len) - q + 1 - k * q`` of their q-grams), so that most pairs of different texts are
-refused without the distance.
+:func:`within` rejects by length, strips the common prefix and suffix, and then, for a few
+edits (at most :data:`FEW`), tries the three edits of the first character that differs
+(string comparisons only); for more, it rejects by Ukkonen's q-gram lemma (1992: two texts
+``k`` edits apart share at least ``max(len) - q + 1 - k * q`` of their q-grams) before the
+distance. Most pairs of different texts are refused without the distance.
 """
 
 from __future__ import annotations
@@ -56,25 +57,26 @@ def grams(text: str) -> Counter[str]:
     return Counter(text[i : i + Q] for i in range(len(text) - Q + 1))
 
 
-def within(
-    a: str,
-    b: str,
-    k: int,
-    grams_a: Counter[str] | None = None,
-    grams_b: Counter[str] | None = None,
-) -> bool:
-    """Whether ``a`` and ``b`` are at most ``k`` character edits apart (``grams_*``: their
-    :func:`grams`, when the caller has them for several comparisons)."""
+#: up to this many edits, :func:`within` tries the edits themselves (at most 3**FEW string
+#: comparisons); beyond, the q-gram filter and the distance
+FEW = 3
+
+
+def within(a: str, b: str, k: int) -> bool:
+    """Whether ``a`` and ``b`` are at most ``k`` character edits apart."""
     if abs(len(a) - len(b)) > k:
         return False
-    if a == b:
-        return True
-    longer = max(len(a), len(b))
-    if longer - Q + 1 - k * Q > 0:
-        shared = (grams_a or grams(a)) & (grams_b or grams(b))
-        if sum(shared.values()) < longer - Q + 1 - k * Q:
-            return False
     head = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters, as wanted)
     a, b = a[head:], b[head:]
     tail = len(os.path.commonprefix([a[::-1], b[::-1]]))  # noqa: RUF071
-    return edit_distance(a[: len(a) - tail], b[: len(b) - tail]) <= k
+    a, b = a[: len(a) - tail], b[: len(b) - tail]
+    if not a or not b:
+        return max(len(a), len(b)) <= k
+    if k <= FEW:  # the first characters differ: substitute one, or drop one from either side
+        return k > 0 and any(
+            within(x, y, k - 1) for x, y in ((a[1:], b[1:]), (a[1:], b), (a, b[1:]))
+        )
+    longer = max(len(a), len(b))
+    if sum((grams(a) & grams(b)).values()) < longer - Q + 1 - k * Q:
+        return False
+    return edit_distance(a, b) <= k
