@@ -70,10 +70,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import scipy.stats
 import torch
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from _int8 import States, export  # noqa: E402
 from _results import AVX2_ENV, cpu_name, write_markdown  # noqa: E402
 from bench import _rows  # noqa: E402
 
@@ -96,6 +98,7 @@ CANDIDATES = (
     "ort-int8-no-ffn-out",
     "ort-int8-mixed",
     "ort-int8-static-qdq",
+    "ort-int8-chosen",
     "ov-fp32",
     "ov-int8-nncf",
     "ov-int8-nncf-no-ffn-out",
@@ -126,15 +129,19 @@ class Passes:
         return len(self.translation)
 
 
-def plan(est, inputs: PairInputs) -> Passes:
+def plan(est, inputs: PairInputs, single: bool = False) -> Passes:
     """The passes xlscore would run over the distinct pairs of ``inputs``
-    (:func:`~xlscore.estimator.prediction.read_pairs`)."""
+    (:func:`~xlscore.estimator.prediction.read_pairs`); ``single``: one pair a pass (its
+    length rounded up as in xlscore's passes), as a dynamic int8 encoder must run for a
+    pair's activation scales not to depend on the other pairs of its pass."""
     from xlscore.encoders import arithmetic
 
     encoded, pairs = inputs.encoded, inputs.unique
     planned = arithmetic.plan_passes(
         [len(x) for x in encoded], est.device.type, est.max_length, key=lambda k: pairs[k]
     )
+    if single:
+        planned = [(1, w, [k]) for _, w, m in planned for k in m]
     return Passes(
         [m for _, _, m in planned],
         [est._batch([encoded[k] for k in m], r, w) for r, w, m in planned],
@@ -201,14 +208,19 @@ def timed(forward: Forward, batches: Sequence[tuple[torch.Tensor, ...]]) -> floa
 
 
 def speed(
-    reference: Forward, forward: Forward, batches: Sequence[tuple[torch.Tensor, ...]], rounds: int
+    reference: Forward,
+    forward: Forward,
+    batches: Sequence[tuple[torch.Tensor, ...]],
+    rounds: int,
+    own: Sequence[tuple[torch.Tensor, ...]] | None = None,
 ) -> tuple[list[float], list[float]]:
-    """Seconds of ``reference`` and of ``forward`` over ``batches``, alternating, ``rounds``
-    times each (the machine's other load then weighs on both alike)."""
+    """Seconds of ``reference`` and of ``forward`` over ``batches`` (``forward`` over ``own``
+    where given: the same pairs in its own passes), alternating, ``rounds`` times each (the
+    machine's other load then weighs on both alike)."""
     ref, got = [], []
     for _ in range(rounds):
         ref.append(timed(reference, batches))
-        got.append(timed(forward, batches))
+        got.append(timed(forward, own or batches))
     return ref, got
 
 
@@ -249,16 +261,13 @@ def heads_on(model: torch.nn.Module, encode: Callable) -> Forward:
 # ------------------------------------------------------------------ PyTorch candidates
 def torch_int8(model: torch.nn.Module, names: set[str] | None) -> torch.nn.Module:
     """A copy of ``model`` with per-channel dynamic int8 linear layers: every one
-    (``names=None``, xlscore's ``--dtype int8``) or those named."""
-    from xlscore.encoders import arithmetic
-
-    if names is None:
-        return arithmetic.quantize(copy.deepcopy(model), "int8")
+    (``names=None``, what ``--dtype int8`` was before issue 83) or those named."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
+        which = {torch.nn.Linear: qconfig} if names is None else dict.fromkeys(names, qconfig)
         return torch.ao.quantization.quantize_dynamic(
-            copy.deepcopy(model), dict.fromkeys(names, qconfig), dtype=torch.qint8
+            copy.deepcopy(model), which, dtype=torch.qint8
         )
 
 
@@ -272,40 +281,12 @@ def attention_linears(model: torch.nn.Module) -> set[str]:
 
 
 # ------------------------------------------------------------------ ONNX
-class _Hidden(torch.nn.Module):
-    def __init__(self, encoder: torch.nn.Module) -> None:
-        super().__init__()
-        self.encoder = encoder
-
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
 
 
 def export_onnx(est, path: Path) -> Path:
-    """The estimator's encoder as ONNX (float32, opset 17, eager attention: the SDPA export
-    carries a masked subgraph ONNX Runtime does not fuse), dynamic rows and width."""
-    if path.exists():
-        return path
-    encoder = est.model.encoder
-    x = torch.ones((2, 16), dtype=torch.long)
-    axes = {0: "rows", 1: "width"}
-    encoder.set_attn_implementation("eager")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                _Hidden(encoder).eval(),
-                (x, torch.ones_like(x)),
-                str(path),
-                input_names=list(INPUT_NAMES),
-                output_names=["hidden"],
-                dynamic_axes={"ids": axes, "mask": axes, "hidden": axes},
-                dynamo=False,
-                opset_version=17,
-            )
-    finally:
-        encoder.set_attn_implementation("sdpa")
-    return path
+    """The estimator's encoder as ONNX (:func:`_int8.export`: float32, opset 17, eager
+    attention), dynamic rows and width."""
+    return path if path.exists() else export(est.model.encoder, path)
 
 
 def ort_session(path: Path):
@@ -441,7 +422,7 @@ def ov_model(est, path: Path):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = ov.convert_model(
-                _Hidden(encoder).eval(),
+                States(encoder).eval(),
                 example_input=(x, torch.ones_like(x)),
                 input=[("ids", [-1, -1], ov.Type.i64), ("mask", [-1, -1], ov.Type.i64)],
             )
@@ -539,6 +520,14 @@ class Bench:
         self.calib = plan(self.est, read_pairs(self.est, *map(list, zip(*calib))))
         self.timing = self.passes.batches[:: args.timing_step]
         self.timing_pairs = sum(len(m) for m in self.passes.members[:: args.timing_step])
+        # --single: the candidates run one pair a pass, over the same pairs
+        self.single = plan(self.est, inputs, single=True) if args.single else None
+        timed_pairs = {k for m in self.passes.members[:: args.timing_step] for k in m}
+        self.single_timing = (
+            [b for m, b in zip(self.single.members, self.single.batches) if m[0] in timed_pairs]
+            if self.single
+            else []
+        )
         self.reference = torch_forward(self.est.model)
         self.ref = run(self.reference, self.passes)
         self.table: list[dict] = []
@@ -569,8 +558,15 @@ class Bench:
             return
         prepared = time.perf_counter() - t
         kernels = getattr(getattr(forward, "encode", None), "kernels", "")
-        got = run(forward, self.passes)
-        ref_s, got_s = speed(self.reference, forward, self.timing, self.args.rounds)
+        alone = self.single is not None and name != "torch-fp32"
+        got = run(forward, self.single if alone and self.single else self.passes)
+        ref_s, got_s = speed(
+            self.reference,
+            forward,
+            self.timing,
+            self.args.rounds,
+            self.single_timing if alone else None,
+        )
         self.ref_seconds.extend(ref_s)
         change = np.abs(got.scores - self.ref.scores)
         line |= {
@@ -584,11 +580,13 @@ class Bench:
                 default=0.0,
             ),
             "kendall": kendall(self.rows, self.order, got.scores),
+            "fp32_kendall": float(scipy.stats.kendalltau(got.scores, self.ref.scores).statistic),
             "kernels": kernels,
             "prepared": prepared,
         }
         print(f"{name}: {line['ratio']:.2f}x {line['ratios']}, largest score "
-              f"change {line['largest']:.4f}, words {line['words']:.4f}", flush=True)  # fmt: skip
+              f"change {line['largest']:.4f}, words {line['words']:.4f}, Kendall with "
+              f"fp32 {line['fp32_kendall']:.4f}", flush=True)  # fmt: skip
 
     # -------------------------------------------------------------- candidates
     def candidate(self, name: str) -> None:
@@ -654,7 +652,20 @@ class Bench:
                 "the same, the feed-forward output layers fp32 (ignored_scope)",
             ),
         }
-        if name == "ort-int8-mixed":
+        if name == "ort-int8-chosen":
+            # --float-layers and --float-kinds stay float32, 7-bit weights with --reduce-range
+            layers = [int(x) for x in self.args.float_layers.split(",") if x]
+            kinds = [x for x in self.args.float_kinds.split(",") if x]
+            excluded = [n for n, (layer, kind) in self.nodes.items()
+                        if layer in layers or kind in kinds]  # fmt: skip
+            kw = {"reduce_range": True} if self.args.reduce_range else {}
+            self.measure(
+                f"ort-int8-{'r' if kw else ''}f{''.join(map(str, layers))}-{'+'.join(kinds)}",
+                ort(functools.partial(ort_dynamic, self.onnx, work, excluded, **kw)),
+                f"layers {layers} and {kinds or 'no'} products float32"
+                + (", 7-bit weights (reduce_range)" if kw else ""),
+            )
+        elif name == "ort-int8-mixed":
             self.ranking = sensitivity(est, self.onnx, work, self.calib, self.calib_ref)
             print("layer sensitivity (calibration):", self.ranking, flush=True)
             for keep in (int(x) for x in self.args.mixed.split(",")):
@@ -709,6 +720,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--work", default="/tmp/xlscore-arithmetic")
     parser.add_argument("--out", default=str(HERE / "results" / "arithmetic.md"))
+    parser.add_argument("--float-layers", default="", help="ort-int8-chosen: float32 layers")
+    parser.add_argument("--float-kinds", default="", help="ort-int8-chosen: float32 kinds")
+    parser.add_argument("--reduce-range", action="store_true", help="ort-int8-chosen: 7 bits")
+    parser.add_argument(
+        "--single", action="store_true", help="candidates run one pair a pass (dynamic int8)"
+    )
     parser.add_argument("--no-avx2", action="store_true", help="skip the AVX2-held process")
     parser.add_argument("--avx2-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -735,7 +752,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--data", args.data, "--calibration", args.calibration, "--limit", str(args.limit),
             "--calibration-pairs", str(args.calibration_pairs), "--rounds", str(args.rounds),
             "--timing-step", str(args.timing_step), "--work", args.work,
-            "--candidates", ",".join(held),
+            "--candidates", ",".join(held), *(["--single"] if args.single else []),
         ]  # fmt: skip
         child = subprocess.run(
             [sys.executable, __file__, "--avx2-child", *forward_args],
@@ -752,8 +769,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 HEADER = [
     "| candidate | pairs/s | × torch fp32 | largest score change | mean change | "
-    "largest word-probability change | per-segment Kendall | meets both lines | note |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    "largest word-probability change | per-segment Kendall | Kendall with fp32's scores | "
+    "meets both lines | note |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
 ]
 
 
@@ -779,7 +797,7 @@ def table_lines(table: list[dict], held: bool = False) -> list[str]:
     lines = list(HEADER)
     for line in table:
         if "ratios" not in line:
-            lines.append(f"| {line['name']} | | | | | | | no | {line['note']} |")
+            lines.append(f"| {line['name']} | | | | | | | | no | {line['note']} |")
             continue
         ratio = line["ratio"]
         spread = f"{min(line['ratios']):.2f}-{max(line['ratios']):.2f}"
@@ -797,7 +815,7 @@ def table_lines(table: list[dict], held: bool = False) -> list[str]:
         lines.append(
             f"| {line['name']} | {line['pairs_per_s']:.1f} | {ratio:.2f} ({spread}) | "
             f"{line['largest']:.4f} | {line['mean']:.4f} | {line['words']:.4f} | "
-            f"{line['kendall']:+.3f} | {said} | {note} |"
+            f"{line['kendall']:+.3f} | {line.get('fp32_kendall', 1.0):.3f} | {said} | {note} |"
         )
     return lines
 

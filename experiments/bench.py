@@ -17,8 +17,8 @@ scores is. Rows:
   the pack's eager attention in length-sorted batches of 32 sentences (the fp32 floor), then one
   change at a time - PyTorch's SDPA attention, passes by a token budget (the fixed shapes
   xlscore uses, :mod:`xlscore.encoders.arithmetic`), one thread instead of all, ONNX Runtime float32
-  (when ``onnxruntime`` is installed), bfloat16 autocast, int8 dynamic quantization;
-* xlscore, multilingual e5@9, all words, at the default precision (``auto``), fp32 and int8, and
+  (when ``onnxruntime`` is installed), bfloat16 autocast;
+* xlscore, multilingual e5@9, all words, at the default precision (``auto``) and fp32, and
   ``bert_score`` itself (``BERTScorer``, same folder, ``num_layers=9``, its default batch size
   64); xlscore's bert_score-compatible mode in fp32 must agree with bert_score to 1e-4 on every
   pair (checked here, exit status 1 otherwise);
@@ -174,7 +174,6 @@ FLOORS = {
     "floor-fixed": ("fp32", "sdpa", "fixed", 0),
     "floor-1thread": ("fp32", "eager", "sorted", 1),
     "floor-bf16": ("bf16", "sdpa", "fixed", 0),
-    "floor-int8": ("int8", "sdpa", "fixed", 0),
 }
 
 
@@ -183,7 +182,6 @@ def child(args: argparse.Namespace) -> dict:
     import torch
 
     from xlscore import Encoder, Lexicon, XLScorer, bert_score_compatible, packs
-    from xlscore.encoders import arithmetic
 
     warnings.simplefilter("ignore")
     torch.manual_seed(0)
@@ -235,7 +233,7 @@ def child(args: argparse.Namespace) -> dict:
         if not what.startswith("onnx"):
             kind, attention, layout, threads = FLOORS[what]
             e5.model.set_attn_implementation(attention)
-            model = arithmetic.quantize(e5.model, kind)
+            model = e5.model
             if threads:
                 torch.set_num_threads(threads)
     elif not what.startswith("bert_score"):
@@ -317,8 +315,8 @@ def _replayed(scorer, src: list[str], mt: list[str]) -> None:
     """Score once (untimed), recording the estimator's passes and the forwards of the encoders
     the scorer runs, and set them to replay: the timed run then costs the CPU work alone."""
     est, replays = scorer.estimator, []
-    predictor = _Replay(est._predictor(est.arithmetic))
-    est._predictor = lambda dtype: predictor
+    predictor = _Replay(est._predictor())
+    est._predictor = lambda: predictor
     replays.append(predictor)
     encoders = (scorer.ru, scorer.similarity.encoder())
     if "paper" in scorer.fields:
@@ -394,9 +392,13 @@ def change_note(
     rows = _rows(data, limit)
     args = ([r.seg_id for r in rows], [r.system for r in rows], [r.human for r in rows])
     a, b = agreement(*args, fast, n_boot=200), agreement(*args, exact, n_boot=200)
+    import scipy.stats
+
     d = np.abs(np.array(fast) - np.array(exact))
+    tau = scipy.stats.kendalltau(fast, exact).statistic
     return (
-        f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}); per-segment Kendall "
+        f"{what}: largest change {d.max():.4f} (mean {d.mean():.5f}), Kendall between the "
+        f"two {tau:.3f}; per-segment Kendall "
         f"with MQM {a['seg_kendall']} vs {b['seg_kendall']} for {versus}, system Kendall "
         f"{a['sys_kendall'].value:+.3f} vs {b['sys_kendall'].value:+.3f}."
     )
@@ -425,10 +427,8 @@ NAMES = [
     "onnx",
     "onnx-fixed",
     "floor-bf16",
-    "floor-int8",
     "xlscore-multi-auto",
     "xlscore-multi-fp32",
-    "xlscore-multi-int8",
     "compat-fp32",
     "compat-auto",
     "bert_score-32",
@@ -439,9 +439,9 @@ NAMES = [
     "student-auto",
     "default-auto",
     "default-fp32",
+    "default-bf16",
     "default-all-auto",
     "default-score-auto",
-    "default-score-int8",
     "default-cpu-fp32",
     "replayed-auto",
 ]
@@ -461,17 +461,18 @@ REQUIRED = {
 
 
 def _skipped(name: str, device: str, isa: str, has_onnx: bool) -> bool:
-    """Rows that do not apply: ONNX without onnxruntime; int8, ONNX and one thread on a GPU;
+    """Rows that do not apply: ONNX without onnxruntime; ONNX and one thread on a GPU;
     on the emulated AVX2 CPU, whatever is the same as another row there (``auto`` is fp32)
     or means nothing there (bfloat16 emulated in float32)."""
     if name.startswith("onnx") and not has_onnx:
         return True
-    if device == "cuda" and ("int8" in name or name.startswith("onnx") or name == "floor-1thread"):
+    if device == "cuda" and (name.startswith("onnx") or name == "floor-1thread"):
         return True
     if name == "default-cpu-fp32" and device != "cuda":
         return True  # the reference a GPU's scores are compared with
     return isa == "avx2" and name in (
         "floor-bf16",
+        "default-bf16",
         "compat-auto",
         "estimator-fp32",
         "default-fp32",
@@ -515,7 +516,6 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         ("ONNX Runtime fp32, same batches" + ort_note, "onnx"),
         ("ONNX Runtime fp32, xlscore's fixed shapes" + ort_note, "onnx-fixed"),
         ("bfloat16 autocast, SDPA, token-budget passes", "floor-bf16"),
-        ("int8 dynamic quantization, SDPA, token-budget passes", "floor-int8"),
     ]
     auto = runs["default-auto"]["precision"]
     lines = [
@@ -535,11 +535,6 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             "xlscore, multilingual e5@9, all words, `--dtype fp32`",
             "xlscore-multi-fp32",
             vs_bert("xlscore-multi-fp32"),
-        ),
-        row(
-            "xlscore, multilingual e5@9, all words, `--dtype int8`",
-            "xlscore-multi-int8",
-            vs_bert("xlscore-multi-int8"),
         ),
         row("xlscore, bert_score-compatible mode, e5@9, fp32", "compat-fp32", vs("compat-fp32")),
         row(
@@ -599,8 +594,17 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
         row(
             "xlscore default, `--dtype fp32`",
             "default-fp32",
-            f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor"
+            f"{sec['default-fp32'] / sec['floor-default']:.2f}× its models' fp32 floor; "
+            f"{sec[bert] / sec['default-fp32']:.2f}× bert_score's pairs/s"
             if "default-fp32" in sec
+            else "",
+        ),
+        row(
+            "xlscore default, `--dtype bf16`",
+            "default-bf16",
+            f"{sec['default-bf16'] / sec['default-auto']:.2f}× the time of {auto}; "
+            f"{sec[bert] / sec['default-bf16']:.2f}× bert_score's pairs/s"
+            if "default-bf16" in sec
             else "",
         ),
         row(
@@ -621,14 +625,6 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
             "xlscore default on this machine's CPU, fp32 (the reference for the GPU's scores)",
             "default-cpu-fp32",
         ),
-        row(
-            "xlscore default, `--dtype int8`, `--fields score`",
-            "default-score-int8",
-            f"{sec['default-score-auto'] / sec['default-score-int8']:.2f}× as fast as "
-            f"{auto}; {sec[bert] / sec['default-score-int8']:.2f}× bert_score's pairs/s"
-            if "default-score-int8" in sec
-            else "",
-        ),
         "",
         f"The ratios against bert_score use its faster batch size ({bert.split('-')[1]}). "
         "What the fast paths change, on these pairs (the full agreement study is "
@@ -647,17 +643,6 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
                 "multilingual all-words F1, default precision vs fp32",
             )
         )
-    if "xlscore-multi-int8" in runs:
-        lines.append(
-            "* "
-            + change_note(
-                args.data,
-                args.limit,
-                runs["xlscore-multi-int8"]["scores"],
-                exact,
-                "multilingual all-words F1, int8 vs fp32",
-            )
-        )
     default_exact = runs.get("default-fp32", runs["default-auto"])["scores"]
     if "default-fp32" in runs:
         lines.append(
@@ -670,15 +655,15 @@ def _table(runs: dict, args: argparse.Namespace, isa: str) -> list[str]:
                 "default score, auto vs fp32",
             )
         )
-    if "default-score-int8" in runs:
+    if "default-bf16" in runs:
         lines.append(
             "* "
             + change_note(
                 args.data,
                 args.limit,
-                runs["default-score-int8"]["scores"],
+                runs["default-bf16"]["scores"],
                 default_exact,
-                "default score, int8 vs fp32",
+                "default score, `--dtype bf16` vs the default (auto)",
             )
         )
     lines.append(
@@ -741,7 +726,7 @@ def main() -> None:
         "--device",
         default="cpu",
         choices=["cpu", "cuda"],
-        help="where every row runs (default cpu; cuda skips ONNX and int8)",
+        help="where every row runs (default cpu; cuda skips ONNX)",
     )
     ap.add_argument(
         "--leave-out",
@@ -837,8 +822,12 @@ def main() -> None:
         "model loading is not timed. Floors are forward passes only (unique sentences, the "
         "layers needed).",
     ]
+    from xlscore.encoders.arithmetic import AUTO, cpu_kind
+
+    kind = cpu_kind()
     titles = {
-        "native": "## This CPU's own instruction set",
+        "native": f"## This CPU's own instruction set (kind `{kind}`: `auto` computes in "
+        f"{AUTO[kind]})",
         "avx2": "## A plain AVX2 CPU, emulated ("
         + ", ".join(f"`{k}={v}`" for k, v in AVX2_ENV.items())
         + "; `auto` is fp32 there)",

@@ -49,6 +49,7 @@ def test_dtype_names_resolve():
     cpu = torch.device("cpu")
     assert resolve("auto", cpu) == ("bf16" if autocast_dtype(cpu) is not None else "fp32")
     for name in DTYPES[1:]:
-        assert resolve(name, cpu) == name
+        if name != "int8":  # refused: tests/test_auto_dtype.py
+            assert resolve(name, cpu) == name
     with pytest.raises(ModelError, match="unknown dtype"):
         resolve("fp8", cpu)

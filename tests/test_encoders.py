@@ -98,25 +98,20 @@ def test_order_company_duplicates_and_threads_do_not_change_vectors(unigram_dir,
     assert torch.equal(ref[1].vectors, ref[5].vectors)
 
 
-def test_fast_dtypes_stay_close_to_fp32(unigram_dir):
+def test_bfloat16_stays_close_to_fp32(unigram_dir):
     sents = ["неровно сложенный кусок, a b", "the cats", "что-то"]
     exact = Encoder.load(unigram_dir, dtype="fp32").embed_words(sents)
-    for dtype, tol in (("bf16", 0.1), ("int8", 0.2)):
-        enc = Encoder.load(unigram_dir, dtype=dtype)
-        assert enc.describe()["dtype"] == dtype
-        for a, b in zip(exact, enc.embed_words(sents)):
-            cos = torch.nn.functional.cosine_similarity(a.vectors, b.vectors)
-            assert (1 - cos).max() < tol, dtype
+    enc = Encoder.load(unigram_dir, dtype="bf16")
+    assert enc.describe()["dtype"] == "bf16"
+    for a, b in zip(exact, enc.embed_words(sents)):
+        cos = torch.nn.functional.cosine_similarity(a.vectors, b.vectors)
+        assert (1 - cos).max() < 0.1
     assert Encoder.load(unigram_dir, dtype="auto").dtype in ("fp32", "bf16")
 
 
 def test_unknown_or_impossible_dtype_is_refused(unigram_dir):
     with pytest.raises(ModelError, match="unknown dtype 'int4'"):
         Encoder.load(unigram_dir, dtype="int4")
-    from xlscore.encoders.arithmetic import resolve
-
-    with pytest.raises(ModelError, match="CPU only"):
-        resolve("int8", torch.device("cuda"))
 
 
 def test_empty_and_invisible_sentences_give_no_words(wordpiece_dir):

@@ -40,9 +40,21 @@ def test_the_same_predictions_are_never_worse():
     seg, sys_, human, rng = _many_systems(1)
     pred = human + rng.normal(size=len(human))
     check = compare_scores("seg_kendall", seg, sys_, human, pred, pred.copy(), n_boot=100)
-    assert check.delta.value == 0 and not check.worse
+    assert check.delta.value == 0 and not check.worse and not check.below()
     with pytest.raises(ValueError, match="unknown sentence-level statistic"):
         compare_scores("word_mcc", seg, sys_, human, pred, pred, n_boot=10)
+
+
+def test_the_gate_margin_refuses_what_may_be_worse_than_what_ships():
+    """Issue 83: a candidate passes only when its 95% lower bound stays within 0.01 of what
+    ships; one a little noisier than what ships is refused, one rounded by 1e-4 is not."""
+    seg, sys_, human, rng = _many_systems(2, n_seg=120)
+    ships = human + rng.normal(scale=0.8, size=len(human))
+    noisier = ships + rng.normal(scale=0.6, size=len(human))
+    rounded = ships + rng.normal(scale=1e-4, size=len(human))
+    assert compare_scores("seg_kendall", seg, sys_, human, noisier, ships, n_boot=200).below()
+    close = compare_scores("seg_kendall", seg, sys_, human, rounded, ships, n_boot=200)
+    assert not close.below() and close.delta.low > -0.01
 
 
 def test_word_mcc_from_counts_matches_the_definition():

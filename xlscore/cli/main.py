@@ -288,7 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--precision",  # its former name, kept so that old command lines still run
         choices=list(DTYPES),
         default="auto",
-        help="auto (default), fp32 (exact), bf16, fp16 or int8",
+        help="auto (default), fp32 (exact), bf16 or fp16 (int8 is refused: it failed the "
+        "ship gate)",
     )
     p.add_argument("--device")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

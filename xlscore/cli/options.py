@@ -104,9 +104,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
         "--precision",  # its former name, kept so that old command lines still run
         choices=list(DTYPES),
         default="auto",
-        help="arithmetic of the encoders and the estimator: auto (bfloat16 where "
-        "the hardware computes in it, else float32; default), fp32 (exact), "
-        "bf16, fp16 (GPU), int8 (CPU, dynamic quantization)",
+        help="arithmetic: auto (what the ship gate passed and is fastest here: "
+        "bfloat16 on GPUs and CPUs with AMX, else float32; default), fp32 (exact), "
+        "bf16, fp16 (GPU); int8 is refused (it failed the ship gate)",
     )
     g.add_argument("--en-model", help="English encoder: pack:NAME, a local folder or a hub name")
     g.add_argument("--ru-model", help="Russian encoder: pack:NAME, a local folder or a hub name")

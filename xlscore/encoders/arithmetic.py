@@ -4,20 +4,23 @@
 
 * ``"fp32"`` - float32 throughout: the exact path;
 * ``"bf16"`` - bfloat16 autocast (matrix products in bfloat16 with float32 accumulation;
-  normalisation and softmax stay float32); fast on CPUs with AVX512-BF16 or AMX and on GPUs;
+  normalisation and softmax stay float32); fast on CPUs with AMX and on GPUs (on CPUs with
+  AVX512-BF16 but no AMX it is slower than float32: ``experiments/results/bench.md``). On a
+  CPU it is the user's choice, not ``auto``'s: it missed the ship gate by a hair
+  (``experiments/results/gate-bf16.md``);
 * ``"fp16"`` - float16 autocast, for GPUs without bfloat16;
-* ``"int8"`` - dynamic int8 quantization of the linear layers, one scale per weight row (CPU
-  only; weights quantized when the model is loaded, in well under a second, so nothing is
-  written to the cache). It lowers every similarity (the feed-forward layers carry most of
-  the error, as measured at tag research-2026-11: docs/record.md) and costs the default score
-  its agreement with people (``experiments/precision.py``), so it is never chosen by ``auto``;
-* ``"auto"`` - ``"bf16"`` where the hardware computes in it, else ``"fp32"``.
+* ``"int8"`` - **refused** (:data:`INT8_REFUSED`): no int8 arithmetic passed the ship gate
+  (issue 83, ``experiments/results/gate-int8.md``); the name stays so that the refusal says
+  why;
+* ``"auto"`` - what the ship gate passed and is fastest on this kind of processor
+  (:func:`cpu_kind`, :data:`AUTO`: float32 on every kind of CPU today), bfloat16 on GPUs that
+  have it (not gated: no GPU was lent to run the gate).
 
 Kernels round differently for different matrix shapes (in bfloat16 by a whole bfloat16 step),
 so a sequence's result would depend on whatever shared its batch. Every forward pass therefore
 has a shape that depends only on the sequence's own length (:func:`batch_shape`): the length
-rounded up to :data:`WIDTH_STEP`, and as many rows as fit :data:`TOKENS_PER_PASS`, a pass that is
-not full being filled with copies of one of its rows (:func:`plan_passes`). Results are then
+rounded up to :data:`WIDTH_STEP`, and as many rows as fit :data:`TOKENS_PER_PASS`, a pass that
+is not full being filled with copies of one of its rows (:func:`plan_passes`). Results are then
 bit-identical whatever else is embedded, in whatever order, batch size or thread count.
 """
 
@@ -39,29 +42,72 @@ TOKENS_PER_PASS = {"cpu": 1024, "cuda": 16384}
 _AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 
+#: CPU kinds, fastest matrix arithmetic first (:func:`cpu_kind`)
+CPU_KINDS = ("amx", "avx512-bf16", "avx512-vnni", "avx512", "avx2", "other")
+#: what ``auto`` computes in on each kind of CPU: an arithmetic the ship gate passed against
+#: float32 (``experiments/gate_arithmetic.py``) where it is faster. None has passed: bfloat16
+#: (the only fast one with AMX; slower than float32 with AVX512-BF16 alone) missed the gate by
+#: 0.001 on the biomedical set (``experiments/results/gate-bf16.md``), int8 failed it
+#: (:data:`INT8_REFUSED`); so float32 on every kind until one passes
+AUTO: dict[str, str] = {
+    "amx": "fp32",
+    "avx512-bf16": "fp32",
+    "avx512-vnni": "fp32",
+    "avx512": "fp32",
+    "avx2": "fp32",
+    "other": "fp32",
+}
+#: why ``int8`` is refused (issue 83)
+INT8_REFUSED = (
+    "int8 did not pass the ship gate: the estimator's encoder in ONNX Runtime's int8 (its six "
+    "lowest layers in float32) ranked 6 of the challenge set's 13 role swaps right (the floor "
+    "is 7; float32 9), and its figures on the zh-en talks and the biomedical set may be 0.011 "
+    "and 0.017 below float32's (experiments/results/gate-int8.md); PyTorch's int8 reordered "
+    "the scores (Kendall 0.43 with float32's). Use auto or fp32"
+)
+
+
+def cpu_kind() -> str:
+    """This CPU's kind (:data:`CPU_KINDS`) as PyTorch's kernels see it: a CPU whose kernels
+    are held to AVX2 (``ATEN_CPU_CAPABILITY=avx2``) counts as ``avx2``."""
+    capability = torch.backends.cpu.get_cpu_capability()
+    if capability.startswith("AVX512"):
+        probes = (
+            ("amx", "_is_amx_tile_supported"),
+            ("avx512-bf16", "_is_avx512_bf16_supported"),
+            ("avx512-vnni", "_is_vnni_supported"),
+        )
+        return next((k for k, p in probes if getattr(torch.cpu, p, lambda: False)()), "avx512")
+    return "avx2" if capability == "AVX2" else "other"
+
+
 def autocast_dtype(device: torch.device) -> torch.dtype | None:
-    """bfloat16 where the hardware computes in it (CUDA with bf16, CPUs with AVX512-BF16 or
-    AMX whose kernels are not held to AVX2 by ``ATEN_CPU_CAPABILITY``), else ``None``
-    (float32)."""
+    """bfloat16 where ``auto`` computes in it (CUDA with bf16, CPUs whose kind :data:`AUTO`
+    gives bf16), else ``None`` (float32)."""
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
-    if not torch.backends.cpu.get_cpu_capability().startswith("AVX512"):
-        return None  # kernels held to AVX2 or less (``ATEN_CPU_CAPABILITY``) do not use it
-    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
-    return torch.bfloat16 if any(getattr(torch.cpu, p, lambda: False)() for p in probes) else None
+    return torch.bfloat16 if AUTO[cpu_kind()] == "bf16" else None
+
+
+def training_dtype(device: torch.device) -> torch.dtype | None:
+    """The autocast training runs in: bfloat16 where the hardware computes it fast (CUDA with
+    bf16, CPUs with AMX), else ``None`` (float32). Training is not scoring: what a trained
+    model scores in is :func:`resolve`'s."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else None
+    return torch.bfloat16 if cpu_kind() == "amx" else None
 
 
 def resolve(dtype: str, device: torch.device) -> str:
-    """The concrete dtype (``fp32``, ``bf16``, ``fp16`` or ``int8``) that ``dtype``
-    means on ``device``; unknown names and impossible combinations are :class:`ModelError`."""
+    """The concrete dtype (``fp32``, ``bf16`` or ``fp16``) that ``dtype`` means on ``device``;
+    unknown names, ``int8`` (:data:`INT8_REFUSED`) and impossible combinations are
+    :class:`ModelError`."""
     if dtype not in DTYPES:
         raise ModelError(f"unknown dtype {dtype!r}: use one of " + ", ".join(DTYPES))
+    if dtype == "int8":
+        raise ModelError(INT8_REFUSED)
     if dtype == "auto":
         return "bf16" if autocast_dtype(device) is not None else "fp32"
-    if dtype == "int8" and device.type != "cpu":
-        raise ModelError(
-            "int8 (dynamic quantization) runs on the CPU only; on a GPU use bf16 or fp16"
-        )
     return dtype
 
 
@@ -71,23 +117,6 @@ def autocast(dtype: str, device: torch.device) -> contextlib.AbstractContextMana
     if half is None:
         return contextlib.nullcontext()
     return torch.autocast(device.type, dtype=half)
-
-
-def quantize(model: torch.nn.Module, dtype: str) -> torch.nn.Module:
-    """``model`` with its linear layers quantized to int8 when ``dtype == "int8"``."""
-    if dtype != "int8":
-        return model
-    import warnings
-
-    with warnings.catch_warnings():  # torch.ao.quantization announces its move to torchao
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        # one scale per output row of each weight: a per-tensor scale is set by the few
-        # outlier rows and costs the rest their resolution (docs/record.md)
-        qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
-        return torch.ao.quantization.quantize_dynamic(
-            model, {torch.nn.Linear: qconfig}, dtype=torch.qint8
-        )
 
 
 def batch_shape(length: int, device_type: str = "cpu", max_length: int = 512) -> tuple[int, int]:

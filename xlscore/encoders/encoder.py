@@ -91,7 +91,6 @@ class Encoder:
         self.max_tokens = max_tokens(self.model, self.tokenizer)
         self._head, self._tail = self._special_layout()
         self.fingerprint = model_fingerprint(self.model, self.tokenizer)
-        self.model = arithmetic.quantize(self.model, self.dtype)
         self._layers = find_layers(self.model)
         self._warm_up()
 
@@ -113,8 +112,8 @@ class Encoder:
             layer: the hidden layer (default: the pack's documented layer, else three
                 quarters of the depth).
             device: ``"cpu"``, ``"cuda"``, ... (default CUDA when present).
-            dtype: ``"auto"`` (default), ``"fp32"`` (exact), ``"bf16"``, ``"fp16"`` or
-                ``"int8"`` (:mod:`xlscore.encoders.arithmetic`).
+            dtype: ``"auto"`` (default), ``"fp32"`` (exact), ``"bf16"`` or ``"fp16"``
+                (:mod:`xlscore.encoders.arithmetic`; int8 is the estimator's alone).
             prefix: text the model expects before each input (packs set it; e5 uses
                 ``"query: "``); its pieces are excluded from words.
 

@@ -151,9 +151,9 @@ class QualityEstimator(EstimatorNetwork):
     ``QualityEstimator()`` is an untrained cross-encoder on ``base`` (default
     ``pack:e5-small``); :func:`xlscore.training.fit` trains it, :meth:`load` reads a trained one
     (``"default"``: the shipped estimator). ``dtype``: the arithmetic of predictions,
-    ``"auto"`` (bfloat16 autocast where the processor computes in bfloat16, else float32),
-    ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` (:mod:`xlscore.encoders.arithmetic`); training
-    always uses bfloat16 autocast where the hardware has it.
+    ``"auto"`` (bfloat16 autocast on GPUs and CPUs with AMX, else float32), ``"fp32"``,
+    ``"bf16"`` or ``"fp16"`` (:mod:`xlscore.encoders.arithmetic`); training uses bfloat16
+    autocast where ``auto`` does.
     """
 
     # ------------------------------------------------------------------ predicting
@@ -208,7 +208,6 @@ class QualityEstimator(EstimatorNetwork):
         self.recipe = replace(self.recipe, delta_rank=rank, delta_bits=bits)
         self.meta["recipe"] = asdict(self.recipe)
         self._delta = self._compress(base)
-        self._quantized = None
         return self
 
     def trained_on(self, rows: Sequence[Judgment]) -> bool:

@@ -56,7 +56,6 @@ class EstimatorNetwork:
         self.device = resolve_device(device)
         arithmetic.resolve(dtype, self.device)  # a bad name fails before loading
         self.dtype = dtype
-        self._quantized: tuple[int, torch.nn.Module] | None = None
         encoder, self.tokenizer, pack = load_pretrained(self.base)
         self.prefix = pack.prefix if pack else ""
         self.base_fingerprint = model_fingerprint(encoder, self.tokenizer)
@@ -99,7 +98,7 @@ class EstimatorNetwork:
     # ------------------------------------------------------------------ identity
     @property
     def arithmetic(self) -> str:
-        """The concrete dtype predictions run in (``fp32``, ``bf16``, ``fp16``, ``int8``)."""
+        """The concrete dtype predictions run in (``fp32``, ``bf16`` or ``fp16``)."""
         return arithmetic.resolve(self.dtype, self.device)
 
     def describe(self) -> dict:
@@ -146,7 +145,6 @@ class EstimatorNetwork:
         if value and not self.model.use_meaning:
             raise XLScoreError("this estimator has no meaning head to blend in")
         self.model.meaning_blend = value
-        self._quantized = None  # an int8 copy holds the old blend
 
     @property
     def separate_similarity(self) -> bool:
@@ -207,17 +205,10 @@ class EstimatorNetwork:
         )
         return tuple(t.to(self.device) for t in (ids, mask, side, flags))
 
-    def _predictor(self, dtype: str) -> torch.nn.Module:
-        """The model predictions run through: int8 quantizes a copy of the trained model (once
-        per state of its weights)."""
-        if dtype != "int8":
-            return self.model
-        import copy
-
-        version = sum(p._version for p in self.model.parameters())
-        if self._quantized is None or self._quantized[0] != version:
-            self._quantized = (version, arithmetic.quantize(copy.deepcopy(self.model), "int8"))
-        return self._quantized[1]
+    def _predictor(self) -> torch.nn.Module:
+        """The module predictions run through: the model itself (the hook the bench's replay
+        and the arithmetic gate's int8 candidate replace)."""
+        return self.model
 
     # ------------------------------------------------------------------ weights
     def _trainable(self) -> dict[str, torch.nn.Parameter]:

@@ -158,7 +158,7 @@ class PassQueue:
         if not todo:
             return 0
         est = self.est
-        model = est._predictor(est.arithmetic)
+        model = est._predictor()
         est.model.eval()
         with arithmetic.inference(est.arithmetic, est.device):
             for rows, width, members in tqdm(

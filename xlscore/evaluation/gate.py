@@ -44,6 +44,10 @@ _AGREEMENT_KEY = {
 }
 
 
+#: how far below what ships a candidate's 95% lower bound may reach on a judged set
+MARGIN = 0.01
+
+
 @dataclass(frozen=True)
 class Check:
     """One comparison of the candidate with a reference: the candidate's figure, the
@@ -59,6 +63,12 @@ class Check:
     def worse(self) -> bool:
         """The 95% interval of the difference lies wholly below zero."""
         return self.delta.high < 0
+
+    def below(self, margin: float = MARGIN) -> bool:
+        """The 95% interval of the difference reaches below ``-margin``: the candidate is not
+        shown to be within ``margin`` of the reference (the ship gate's test since issue 83;
+        a candidate equal to the reference is never below)."""
+        return self.delta.low < -margin
 
 
 def _interval(boots: np.ndarray, point: float) -> Interval:

@@ -123,8 +123,9 @@ class XLScorer:
             encoder, the map and BERTScore are skipped (the score is the same);
             :meth:`prepare` computes everything whatever this says.
         device: where the models run (``None``: the GPU when there is one, else the CPU).
-        dtype: ``"auto"``, ``"fp32"``, ``"bf16"``, ``"fp16"`` or ``"int8"`` for every model
-            loaded here (:mod:`xlscore.encoders.arithmetic`); objects keep their own.
+        dtype: ``"auto"``, ``"fp32"``, ``"bf16"`` or ``"fp16"`` for every model
+            loaded here (:mod:`xlscore.encoders.arithmetic`; ``"int8"`` is refused: it failed
+            the ship gate); objects keep their own.
     """
 
     def __init__(

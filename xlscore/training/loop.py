@@ -48,7 +48,7 @@ from pathlib import Path
 
 import torch
 
-from xlscore.encoders.arithmetic import autocast_dtype
+from xlscore.encoders.arithmetic import training_dtype
 from xlscore.errors import XLScoreError
 from xlscore.estimator.recipe import LEGACY, TARGETS, Recipe, TrainingLog
 from xlscore.training.data import (
@@ -245,7 +245,7 @@ def train_loop(
         log.epoch_parts.append({k: v / epoch_n for k, v in part_sums.items()})
         part_sums.update(dict.fromkeys(LOSS_PARTS, 0.0))
 
-    dtype = autocast_dtype(device)
+    dtype = training_dtype(device)
     with_meaning = bool(getattr(model, "use_meaning", False))
     model.train()
     bar = tqdm(total=total, initial=step, desc="training", unit="step", disable=not progress)
