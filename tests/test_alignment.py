@@ -159,3 +159,23 @@ def test_truncated_file_and_digest(tmp_path):
         ProcrustesAligner.load(cut)
     b = ProcrustesAligner(center=False).fit(np.eye(8), np.eye(8))
     assert np.allclose(a.W_, b.W_) and a.digest != b.digest
+
+
+def test_each_translation_is_mapped_the_same_whatever_is_mapped_with_it():
+    """The paper's scorer maps each translation's word vectors by a product of its own: a
+    product over many translations rounds some rows otherwise (its height picks the kernel)."""
+    from xlscore.encoders.pieces import WordVectors
+    from xlscore.metric.paper import map_vectors
+
+    g = torch.Generator().manual_seed(0)
+    a = ProcrustesAligner().fit(
+        torch.randn(800, 384, generator=g), torch.randn(800, 384, generator=g)
+    )
+    sizes = torch.randint(0, 40, (300,), generator=g).tolist()
+    mt = [WordVectors("", ["w"] * n, [(0, 1)] * n, torch.randn(n, 384, generator=g)) for n in sizes]
+    together = map_vectors(mt, a)
+    backwards = map_vectors(mt[::-1], a)[::-1]
+    for k, wv in enumerate(mt):
+        alone = map_vectors([wv], a)[0]
+        assert torch.equal(alone, together[k]) and torch.equal(alone, backwards[k])
+        assert alone.shape == (sizes[k], 384)

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from xlscore.metric.bertscore import cosine_matrix, greedy_match, idf_weights, pad, rescale
+from xlscore.metric.bertscore import cosine_matrix, idf_weights, rescale, score_pairs
 
 CAND = torch.tensor([[1.0, 0.0], [0.0, 2.0]])  # cos with REF rows:
 REF = torch.tensor([[3.0, 0.0], [1.0, 1.0], [0.0, -1.0]])  # [[1, .7071, 0], [0, .7071, -1]]
@@ -13,11 +13,7 @@ S = 1 / math.sqrt(2)
 
 
 def single(cand, ref, cw=None, rw=None):
-    c, cm = pad([cand], cand.shape[1])
-    r, rm = pad([ref], ref.shape[1])
-    out = greedy_match(
-        c, cm, r, rm, None if cw is None else cw[None], None if rw is None else rw[None]
-    )
+    out = score_pairs([cand], [ref], None if cw is None else [cw], None if rw is None else [rw])
     return [float(t[0]) for t in out]
 
 
@@ -53,20 +49,26 @@ def test_rescale():
     assert rescale(torch.tensor([0.5, 1.0]), 0.5).tolist() == [0.0, 1.0]
 
 
-def test_batch_equals_singles_and_empty_sides_score_zero():
-    torch.manual_seed(0)
-    pairs = [(torch.randn(n, 5), torch.randn(m, 5)) for n, m in [(3, 4), (1, 7), (6, 2)]]
-    pairs.append((torch.zeros(0, 5), torch.randn(3, 5)))
-    c, cm = pad([p[0] for p in pairs], 5)
-    r, rm = pad([p[1] for p in pairs], 5)
-    bp, br, bf = greedy_match(c, cm, r, rm)
-    for k, (cand, ref) in enumerate(pairs[:3]):
-        p, rr, f = single(cand, ref)
-        assert (float(bp[k]), float(br[k]), float(bf[k])) == pytest.approx((p, rr, f), abs=1e-6)
-    assert (float(bp[3]), float(br[3]), float(bf[3])) == (0.0, 0.0, 0.0)
-
-
 def test_zero_idf_weights_fall_back_to_equal_weights():
     plain = single(CAND, REF)
     zero = single(CAND, REF, torch.zeros(2), torch.zeros(3))
     assert zero == pytest.approx(plain)
+
+
+def test_a_pairs_scores_do_not_depend_on_what_else_is_scored():
+    """Each pair is matched on its own: its three figures are the same bits alone and among
+    others in any order; a side with no tokens scores 0."""
+    g = torch.Generator().manual_seed(0)
+    sizes = [(3, 4), (17, 2), (1, 30), (40, 39), (0, 3), (8, 8)]
+    cand = [torch.randn(n, 16, generator=g) for n, _ in sizes]
+    ref = [torch.randn(m, 16, generator=g) for _, m in sizes]
+    cw = [torch.rand(n, generator=g) for n, _ in sizes]
+    rw = [torch.zeros(m) if m == 39 else torch.rand(m, generator=g) for _, m in sizes]
+    together = torch.stack(score_pairs(cand, ref, cw, rw))
+    back = torch.stack(score_pairs(cand[::-1], ref[::-1], cw[::-1], rw[::-1])).flip(1)
+    assert torch.equal(together, back)
+    for k in range(len(sizes)):
+        alone = torch.stack(score_pairs([cand[k]], [ref[k]], [cw[k]], [rw[k]]))[:, 0]
+        assert torch.equal(alone, together[:, k])
+        if not sizes[k][0]:  # a side with no tokens scores 0
+            assert together[:, k].tolist() == [0.0, 0.0, 0.0]

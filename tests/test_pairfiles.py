@@ -161,17 +161,33 @@ def test_part_files_are_recognised_by_job_and_row_count(tmp_path):
     assert not list(out.glob(".part-*"))
 
 
-def test_map_statistics_of_parts_add_up_to_the_whole():
+def test_map_statistics_of_parts_add_up_to_the_whole_to_the_last_bit():
+    """However a corpus is cut and in whatever order its parts are added, its statistics and
+    its map are the same bits (the grid of alignment.GRID_BITS); totals far beyond int64's
+    range carry over instead of wrapping."""
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(60, 8)), rng.normal(size=(60, 8))
     whole = ProcrustesAligner().fit(X, Y)
-    parts = [
-        ProcrustesAligner().add_pairs(X[a : a + 25], Y[a : a + 25]).statistics()
-        for a in range(0, 60, 25)
-    ]
-    merged = ProcrustesAligner()
-    for s in [*parts, ProcrustesAligner().statistics()]:  # an empty part adds nothing
-        merged.merge(s)
-    merged.solve()
-    assert merged.n_pairs_ == 60
-    assert np.allclose(merged.W_, whole.W_, atol=1e-12)
+    for cut, order in [(25, 1), (7, -1), (1, -1)]:
+        parts = [
+            ProcrustesAligner().add_pairs(X[a : a + cut], Y[a : a + cut]).statistics()
+            for a in range(0, 60, cut)
+        ][::order]
+        merged = ProcrustesAligner()
+        for s in [*parts, ProcrustesAligner().statistics()]:  # an empty part adds nothing
+            merged.merge(s)
+        merged.solve()
+        assert merged.n_pairs_ == 60
+        for key, value in whole.statistics().items():
+            assert np.array_equal(merged.statistics()[key], value), key
+        assert np.array_equal(merged.W_, whole.W_)
+    big = ProcrustesAligner().add_pairs(np.ones((50, 8)), np.ones((50, 8)))
+    for _ in range(30):  # 50 * 2**30 pairs: their cross products' total passes 2**63 steps
+        big.merge(big.statistics())
+    high, low = big.statistics()["cross"]
+    step = round(2**20 / 8**0.5)  # a unit vector of eight equal components, on the grid
+    assert {int(h) * 2**32 + int(lo) for h, lo in zip(high.flat, low.flat)} == {
+        50 * 2**30 * step * step
+    }
+    fifty = ProcrustesAligner().add_pairs(np.ones((50, 8)), np.ones((50, 8))).statistics()
+    assert big.n_pairs_ == 50 * 2**30 and big.statistics()["scale"] == fifty["scale"] * 2**30

@@ -40,6 +40,19 @@ from xlscore.errors import (
 from xlscore.io.cache import atomic_write_bytes
 
 FORMAT = "xlscore-procrustes-1"
+#: anchor vectors are put on a grid of ``2**-GRID_BITS`` before their products are summed, and
+#: the sums are kept as whole numbers of grid steps: every product and partial sum is then exact
+#: in float64 and every total exact in integers, so the statistics of a corpus, and its map, are
+#: the same to the last bit however the corpus is cut into parts and in whatever order the parts
+#: are added (a unit vector's components move by at most ``2**-21``)
+GRID_BITS = 20
+_STEP = 2.0**GRID_BITS
+_LOW = 32  # the cross products' totals are kept as high and low int64 parts: no overflow
+
+
+def _carry(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """``[high, low]`` with ``low`` brought into ``[0, 2**_LOW)``, its excess carried up."""
+    return np.stack([high + (low >> _LOW), low & ((1 << _LOW) - 1)])
 
 
 class IllPosedAlignmentWarning(XLScoreWarning):
@@ -73,10 +86,12 @@ class ProcrustesAligner:
     # ------------------------------------------------------------------ fitting
     def reset(self) -> ProcrustesAligner:
         """Forget accumulated pairs."""
+        # whole numbers of grid steps (GRID_BITS): the cross products' [high, low] parts in
+        # steps of 2**-40, the sums of vectors and of norm products in steps of 2**-20
         self.cross_: np.ndarray | None = None
         self.sum_x_: np.ndarray | None = None
         self.sum_y_: np.ndarray | None = None
-        self.scale_: float = 0.0
+        self.scale_: int = 0
         self.n_pairs_ = 0
         self.W_: np.ndarray | None = None
         self.mean_x_: np.ndarray | None = None
@@ -102,40 +117,58 @@ class ProcrustesAligner:
         if self.normalize:
             X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
             Y = Y / np.maximum(np.linalg.norm(Y, axis=1, keepdims=True), 1e-12)
+        X, Y = np.rint(X * _STEP), np.rint(Y * _STEP)  # whole grid steps, as float64
+        # a block's products and partial sums are whole numbers below 2**53: exact in any order
+        largest = max(float(np.abs(X).max(initial=0) * np.abs(Y).max(initial=0)), 1.0)
+        block = max(1, int(2.0**53 // largest))
+        cross = np.zeros((2, X.shape[1], Y.shape[1]), dtype=np.int64)
+        for a in range(0, len(X), block):
+            part = (X[a : a + block].T @ Y[a : a + block]).astype(np.int64)
+            cross = _carry(cross[0], cross[1] + part)
+        norms = np.rint(np.linalg.norm(X, axis=1) * np.linalg.norm(Y, axis=1) / _STEP)
         self._add(
             {
-                "cross": X.T @ Y,
-                "sum_x": X.sum(0),
-                "sum_y": Y.sum(0),
-                "scale": float((np.linalg.norm(X, axis=1) * np.linalg.norm(Y, axis=1)).sum()),
+                "grid": GRID_BITS,
+                "cross": cross,
+                "sum_x": X.astype(np.int64).sum(0),
+                "sum_y": Y.astype(np.int64).sum(0),
+                "scale": int(norms.astype(np.int64).sum()),
                 "n_pairs": len(X),
             }
         )
         return self
 
     def _add(self, stats: dict) -> None:
-        cross = np.asarray(stats["cross"], dtype=np.float64)
+        if int(stats.get("grid", -1)) != GRID_BITS:
+            raise InputError(
+                f"map statistics on a grid of 2**-{stats.get('grid')}, not 2**-{GRID_BITS}: "
+                "they come from another version of xlscore; compute them again"
+            )
+        cross = np.asarray(stats["cross"], dtype=np.int64)
         if self.cross_ is None or self.sum_x_ is None or self.sum_y_ is None:
-            self.cross_ = np.zeros(cross.shape)
-            self.sum_x_, self.sum_y_ = np.zeros(cross.shape[0]), np.zeros(cross.shape[1])
+            self.cross_ = np.zeros(cross.shape, dtype=np.int64)
+            self.sum_x_ = np.zeros(cross.shape[1], dtype=np.int64)
+            self.sum_y_ = np.zeros(cross.shape[2], dtype=np.int64)
         elif cross.shape != self.cross_.shape:
             raise InputError(
-                f"vectors of {cross.shape[0]}/{cross.shape[1]} dimensions, but "
-                f"earlier pairs had {self.cross_.shape[0]}/{self.cross_.shape[1]}"
+                f"vectors of {cross.shape[1]}/{cross.shape[2]} dimensions, but "
+                f"earlier pairs had {self.cross_.shape[1]}/{self.cross_.shape[2]}"
             )
-        self.cross_ += cross
-        self.sum_x_ += np.asarray(stats["sum_x"], dtype=np.float64)
-        self.sum_y_ += np.asarray(stats["sum_y"], dtype=np.float64)
-        self.scale_ += float(stats["scale"])
+        self.cross_ = _carry(self.cross_[0] + cross[0], self.cross_[1] + cross[1])
+        self.sum_x_ += np.asarray(stats["sum_x"], dtype=np.int64)
+        self.sum_y_ += np.asarray(stats["sum_y"], dtype=np.int64)
+        self.scale_ += int(stats["scale"])
         self.n_pairs_ += int(stats["n_pairs"])
 
     def statistics(self) -> dict:
         """What the map is solved from: the cross-covariance of the accumulated pairs, the sums
-        of each side, the sum of norm products and the number of pairs. Statistics of parts of
-        a corpus add up (:meth:`merge`) to those of the whole, up to float summation order."""
+        of each side, the sum of norm products and the number of pairs, as whole numbers of
+        grid steps (:data:`GRID_BITS`). Statistics of parts of a corpus add up (:meth:`merge`)
+        to those of the whole, to the last bit."""
         if self.cross_ is None:
             return {"n_pairs": 0}
         return {
+            "grid": GRID_BITS,
             "cross": self.cross_,
             "sum_x": self.sum_x_,
             "sum_y": self.sum_y_,
@@ -163,15 +196,17 @@ class ProcrustesAligner:
         if self.cross_ is None or self.sum_x_ is None or self.sum_y_ is None:
             raise XLScoreError("no anchor pairs to fit an alignment on")
         n = self.n_pairs_
-        d_x, d_y = self.cross_.shape
-        self.mean_x_ = self.sum_x_ / max(n, 1) if self.center else np.zeros(d_x)
-        self.mean_y_ = self.sum_y_ / max(n, 1) if self.center else np.zeros(d_y)
-        m = self.cross_ - n * np.outer(self.mean_x_, self.mean_y_)
+        _, d_x, d_y = self.cross_.shape
+        self.mean_x_ = self.sum_x_ / _STEP / max(n, 1) if self.center else np.zeros(d_x)
+        self.mean_y_ = self.sum_y_ / _STEP / max(n, 1) if self.center else np.zeros(d_y)
+        high, low = self.cross_.astype(np.float64)
+        cross = (high * 2.0**_LOW + low) / _STEP**2
+        m = cross - n * np.outer(self.mean_x_, self.mean_y_)
         if self.prior is not None and self.prior.W_ is not None:
             if self.prior.W_.shape != (d_x, d_y):
                 raise InputError("the prior map has other dimensions than the anchor vectors")
             strength = min(d_x, d_y) if self.prior_strength is None else self.prior_strength
-            per_pair = self.scale_ / n if n else 1.0
+            per_pair = self.scale_ / _STEP / n if n else 1.0
             m = m + strength * per_pair * self.prior.W_
             self.reliable = self.prior.reliable or n >= min(d_x, d_y)
         else:
@@ -247,7 +282,11 @@ class ProcrustesAligner:
         }
         if self.cross_ is not None and self.sum_x_ is not None and self.sum_y_ is not None:
             arrays.update(
-                cross=self.cross_, sum_x=self.sum_x_, sum_y=self.sum_y_, scale=np.array(self.scale_)
+                cross=self.cross_,
+                sum_x=self.sum_x_,
+                sum_y=self.sum_y_,
+                scale=np.array(self.scale_),
+                grid=np.array(GRID_BITS),
             )
         buf = io.BytesIO()
         # numpy's stub matches **arrays against savez's `allow_pickle: bool` too
@@ -267,9 +306,11 @@ class ProcrustesAligner:
                     raise ValueError(f"unknown format {meta.get('format')!r}")
                 a = cls(center=bool(meta["center"]), normalize=bool(meta["normalize"]))
                 a.W_, a.mean_x_, a.mean_y_ = z["W"], z["mean_x"], z["mean_y"]
-                if "cross" in z:
+                if "cross" in z and "grid" in z and int(z["grid"]) == GRID_BITS:
+                    # (statistics on no grid, saved by earlier versions, are not read: the
+                    # map stands, and refining it starts from its own pairs)
                     a.cross_, a.sum_x_, a.sum_y_ = z["cross"], z["sum_x"], z["sum_y"]
-                    a.scale_ = float(z["scale"])
+                    a.scale_ = int(z["scale"])
                 a.n_pairs_ = int(meta["n_pairs"])
                 a.reliable = bool(meta.get("reliable", True))
         except FileNotFoundError:
@@ -362,6 +403,7 @@ def dictionary_alignment(
             n_pairs,
             center,
             normalize,
+            GRID_BITS,  # maps fitted off the grid (earlier versions) are fitted again
         ],
         sort_keys=True,
     )

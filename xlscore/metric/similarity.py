@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from xlscore.encoders import packs
 from xlscore.encoders.encoder import Encoder
-from xlscore.metric.bertscore import PAIRS_PER_BATCH, score_pairs
+from xlscore.metric.bertscore import score_pairs
 from xlscore.metric.corpus import PreparedCorpus
 from xlscore.results import penalised
 
@@ -62,5 +62,5 @@ class Similarity:
             if corpus.sim_src is not None
             else [wv.vectors for wv in enc.embed_words(sources)]
         )
-        _, _, f = score_pairs(mt, src, batch=PAIRS_PER_BATCH)
+        _, _, f = score_pairs(mt, src)
         return [penalised(float(f[k]), a.foreign, -1.0) for k, a in enumerate(corpus.anchors)]
