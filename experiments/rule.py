@@ -5,7 +5,9 @@ figure significantly and raises the mean over the sets; its weight is the one wi
 
 The sets are :mod:`sets`' (each read by the variant's fold model that never saw it); a set's
 figure is per-segment Kendall (many-systems sets) or Spearman (single-translation sets; MLQE-PE
-the mean over its pairs), and the **mean** is their plain mean over the eleven sets. The score of
+the mean over its pairs), and the **mean** is their plain mean over the eleven sets a weight
+may be chosen on (the biomedical set, validation only, is reported in the sets table, never
+chosen on: :data:`sets.VALIDATION_ONLY`). The score of
 a blend is :func:`xlscore.scoring.blend.estimator_score` of the sentence head's estimate plus
 ``meaning`` × the meaning head's output, minus ``similarity`` × (1 − the untrained e5
 similarity) (without it, the foreign-word share pulls the estimate towards the floor, as the
@@ -180,14 +182,19 @@ class SetData:
 
 
 def load_data(
-    data_dir: Path, variant: str, sets: list[ValidationSet] | None = None, partial: bool = False
+    data_dir: Path,
+    variant: str,
+    sets: list[ValidationSet] | None = None,
+    partial: bool = False,
+    strict: bool = False,
 ) -> list[SetData]:
-    """Every set (``sets``: those already read) with the variant's predictions
-    (``SystemExit`` naming a set not predicted; with ``partial`` such a set is left out)."""
+    """Every set (``sets``: those already read) with the variant's predictions. A set not
+    predicted is ``SystemExit`` naming it, but with ``partial`` it is left out, and so is a
+    validation-only set (read by variants from issue 84 on) unless ``strict``."""
     out = []
     for vs in sets if sets is not None else load_validation_sets(data_dir):
         got = predictions(variant, vs)
-        if got is None and partial:
+        if got is None and (partial or not (vs.tunes or strict)):
             continue
         if got is None:
             raise SystemExit(
@@ -212,7 +219,9 @@ def mean_difference(checks: list[Check]) -> tuple[float, float, float]:
 
 
 def apply_rule(data: list[SetData]) -> tuple[Blend, list[str]]:
-    """The blend the rule chooses, and the Markdown lines that show every step."""
+    """The blend the rule chooses, and the Markdown lines that show every step (on the sets a
+    weight may be chosen on: the validation-only sets are left out)."""
+    data = [d for d in data if d.set.tunes]
     blend = Blend()
     lines = []
     heads = " | ".join(d.set.key for d in data)
@@ -270,11 +279,14 @@ def apply_rule(data: list[SetData]) -> tuple[Blend, list[str]]:
 def consensus_elsewhere(data: list[SetData], blend: Blend) -> dict[str, float]:
     """For each set, the consensus weight (0 or one of the grid's) that gives the best mean
     over the *other* sets on top of ``blend``: the weight a set's figure with consensus is
-    reported at, so that no set's figure comes from a weight chosen on it."""
+    reported at, so that no set's figure comes from a weight chosen on it (a validation-only
+    set's: the weight chosen on every set a weight may be chosen on)."""
     weights = (0.0, *GRID["consensus"])
-    figs = {w: [d.figure(d.scores(replace(blend, consensus=w))) for d in data] for w in weights}
+    tuned = [d for d in data if d.set.tunes]
+    figs = {w: [d.figure(d.scores(replace(blend, consensus=w))) for d in tuned] for w in weights}
     out = {}
-    for k, d in enumerate(data):
+    for d in data:
+        k = next((k for k, t in enumerate(tuned) if t is d), len(tuned))
         others = {w: mean_of(f[:k] + f[k + 1 :]) for w, f in figs.items()}
         out[d.set.key] = max(weights, key=lambda w: (others[w], -w))
     return out
@@ -285,22 +297,24 @@ Column = Blend | None | Callable[[SetData], np.ndarray]
 
 def sets_table(data: list[SetData], columns: dict[str, Column]) -> list[str]:
     """Every set's figure (and system Kendall) for each named blend (``None``: the untrained
-    similarity alone; a function: the scores it gives each set), and the mean."""
+    similarity alone; a function: the scores it gives each set), and the means over the sets a
+    choice may be made on; the validation-only sets below the means, not in them."""
     names = list(columns)
     out = [
         "| set | rows | statistic | " + " | ".join(names) + " |",
         "| --- | --- | --- |" + " --- |" * len(names),
     ]
     figs: dict[str, list[float]] = {n: [] for n in names}
-    for d in data:
+    tuned = [d for d in data if d.set.tunes]
+    for d in [*tuned, *(d for d in data if not d.set.tunes)]:
         scores = {
             n: d.parts.similarity if b is None else d.scores(b) if isinstance(b, Blend) else b(d)
             for n, b in columns.items()
         }
-        vals = []
-        for n in names:
-            figs[n].append(d.figure(scores[n]))
-            vals.append(f"{figs[n][-1]:+.3f}")
+        vals = [d.figure(scores[n]) for n in names]
+        if d.set.tunes:
+            for n, v in zip(names, vals):
+                figs[n].append(v)
         stat = "per-segment Kendall" if d.set.kind == "systems" else "Spearman"
         n_src = len({r.seg_id for r in d.set.rows})
         size = (
@@ -308,24 +322,26 @@ def sets_table(data: list[SetData], columns: dict[str, Column]) -> list[str]:
             if d.set.kind == "systems"
             else str(len(d.set.rows))
         )
-        out.append(f"| {d.set.label} | {size} | {stat} | " + " | ".join(vals) + " |")
+        line = f"| {d.set.label} | {size} | {stat} | " + " | ".join(f"{v:+.3f}" for v in vals)
+        out.append(line + " |")
         if d.set.kind == "systems":
             out.append(
                 "| | | system Kendall | "
                 + " | ".join(f"{d.system_kendall(scores[n]):+.3f}" for n in names)
                 + " |"
             )
-    many = [k for k, d in enumerate(data) if d.set.kind == "systems"]
-    out.append(
-        "| **mean over the many-systems sets** | | per-segment Kendall | "
-        + " | ".join(f"**{mean_of([figs[n][k] for k in many]):+.4f}**" for n in names)
-        + " |"
-    )
-    out.append(
-        "| **mean over the sets** | | per-segment Kendall / Spearman | "
-        + " | ".join(f"**{mean_of(figs[n]):+.4f}**" for n in names)
-        + " |"
-    )
+        if d is tuned[-1]:
+            many = [k for k, t in enumerate(tuned) if t.set.kind == "systems"]
+            out.append(
+                "| **mean over the many-systems sets** | | per-segment Kendall | "
+                + " | ".join(f"**{mean_of([figs[n][k] for k in many]):+.4f}**" for n in names)
+                + " |"
+            )
+            out.append(
+                "| **mean over the sets** | | per-segment Kendall / Spearman | "
+                + " | ".join(f"**{mean_of(figs[n]):+.4f}**" for n in names)
+                + " |"
+            )
     return out
 
 

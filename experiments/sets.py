@@ -11,6 +11,13 @@ newstest2021 MQM and source-based DA, en-de and zh-en newstest2020 and newstest2
 dev2021 DA (the mean of its seven language pairs' Spearman), WMT19 en-ru IT HTER test. Machine
 translations only.
 
+**Validation only** (:data:`VALIDATION_ONLY`, issue 84): the en-ru biomedical MQM, read twice —
+as a many-systems set (the 107 sources with three distinct human scores) and over all its
+2,124 machine translations (Spearman, ``bio-rows``). Its rule: never train, tune a weight or
+pick a threshold on it. It is reported beside every comparison, but the rule's weights and the
+means the recipes are chosen by leave it out. No model trains on it, so the ``lodo-qe22``
+model reads it.
+
 Which model reads which set: the variant's ``lodo-news`` fold (trained without en-ru newstest2021
 MQM and without the DA rows of its sources) reads en-ru newstest MQM and DA, en-de
 newstest2021 (whose sources are the en-ru newstest sources) and the en-de talks; its
@@ -68,8 +75,14 @@ PER_PAIR = 500
 PARTS = FOLDS / "parts"
 MQM = "multilingual/mqm.tsv.gz"
 #: the many-systems sets read whole, not cut to :data:`SOURCES` sources: newstest (its exported
-#: fold file is read whole) and the talks (421 and 238 sources, every one the issues' figures use)
-WHOLE = ("news", *TALKS)
+#: fold file is read whole), the talks (421 and 238 sources, every one the issues' figures use)
+#: and the biomedical set
+WHOLE = ("news", *TALKS, "bio")
+BIO = "bio-enru-mqm.tsv.gz"
+#: sets reported but never chosen on: no weight, threshold or recipe is picked by them
+VALIDATION_ONLY = ("bio-rows", "bio")
+#: sets whose rows are a part of another set's: their predictions and parts are in its files
+PART_OF = {"bio": "bio-rows"}
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,11 @@ class ValidationSet:
     kind: str
     fold: str
     rows: tuple[Judgment, ...]
+
+    @property
+    def tunes(self) -> bool:
+        """Whether a choice (a weight, a threshold, a recipe) may be made on this set."""
+        return self.key not in VALIDATION_ONLY
 
     @property
     def russian(self) -> bool:
@@ -145,6 +163,10 @@ def load_validation_sets(data_dir: Path, only: set[str] | None = None) -> list[V
          lambda: read_judgments(data_dir / TALKS["talks"])),
         ("talks-ende", "en-de TED talks MQM", "systems", TALKS_READ["talks-ende"],
          lambda: read_judgments(data_dir / TALKS["talks-ende"])),
+        ("bio-rows", "en-ru biomedical MQM, every MT row (validation only)", "single",
+         "lodo-qe22", lambda: read_judgments(data_dir / BIO)),
+        ("bio", "en-ru biomedical MQM (validation only)", "systems", "lodo-qe22",
+         lambda: read_judgments(data_dir / BIO)),
     ]  # fmt: skip
     out = []
     for key, label, kind, fold, read in specs:
@@ -173,9 +195,15 @@ def _mlqe(data_dir: Path) -> list[Judgment]:
 
 # ------------------------------------------------------------------ predictions
 def _fold_file(variant: str, vs: ValidationSet) -> Path:
-    """Where a variant's predictions on a set are kept (the fold's own file for its test set)."""
-    own = {"news": "lodo-news", "qe22": "lodo-qe22"}
+    """Where a variant's predictions on a set are kept (the fold's own file for its test set;
+    :data:`PART_OF`)."""
+    own = {"news": "lodo-news", "qe22": "lodo-qe22", **PART_OF}
     return FOLDS / variant / f"{own.get(vs.key, vs.key)}.tsv"
+
+
+def _parts_file(vs: ValidationSet) -> Path:
+    """Where the model-independent parts of a set's rows are kept (:data:`PART_OF`)."""
+    return PARTS / f"{PART_OF.get(vs.key, vs.key)}.tsv"
 
 
 def _rows_of(f: Path, vs: ValidationSet) -> list[dict]:
@@ -264,7 +292,7 @@ def _write_parts(vs: ValidationSet) -> None:
     the reliable check findings of each row of a set, once."""
     from estimator import _e5_all
 
-    f = PARTS / f"{vs.key}.tsv"
+    f = _parts_file(vs)
     if f.exists():
         return
     res = _e5_all().score([r.source for r in vs.rows], [r.translation for r in vs.rows],
@@ -281,7 +309,7 @@ def cmd_findings(args) -> None:
     """The check findings of every set's parts file counted again with today's checks (the
     rest of each file is kept: it does not depend on them)."""
     for vs in load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None):
-        f = PARTS / f"{vs.key}.tsv"
+        f = _parts_file(vs)
         lines = f.read_text(encoding="utf-8").splitlines()
         rows = {(r.seg_id, r.system): r for r in vs.rows}
         changed = 0
@@ -317,7 +345,7 @@ def parts(vs: ValidationSet) -> Parts:
     (en-de, zh-en, MLQE-PE's pairs) every word would be "foreign" and the Russian negation
     "missing", so there they are off — no foreign share, no findings, the similarity
     unpenalised — as they would be in a scorer for that language."""
-    f = PARTS / f"{vs.key}.tsv"
+    f = _parts_file(vs)
     if not f.exists():
         raise SystemExit(f"{f} missing: run python experiments/sets.py predict first")
     from xlscore.checks.degenerate import degeneracy

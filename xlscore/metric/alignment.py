@@ -86,8 +86,7 @@ class ProcrustesAligner:
     # ------------------------------------------------------------------ fitting
     def reset(self) -> ProcrustesAligner:
         """Forget accumulated pairs."""
-        # whole numbers of grid steps (GRID_BITS): the cross products' [high, low] parts in
-        # steps of 2**-40, the sums of vectors and of norm products in steps of 2**-20
+        # grid steps (GRID_BITS): cross products' [high, low] in 2**-40, the sums in 2**-20
         self.cross_: np.ndarray | None = None
         self.sum_x_: np.ndarray | None = None
         self.sum_y_: np.ndarray | None = None
@@ -306,9 +305,7 @@ class ProcrustesAligner:
                     raise ValueError(f"unknown format {meta.get('format')!r}")
                 a = cls(center=bool(meta["center"]), normalize=bool(meta["normalize"]))
                 a.W_, a.mean_x_, a.mean_y_ = z["W"], z["mean_x"], z["mean_y"]
-                if "cross" in z and "grid" in z and int(z["grid"]) == GRID_BITS:
-                    # (statistics on no grid, saved by earlier versions, are not read: the
-                    # map stands, and refining it starts from its own pairs)
+                if "grid" in z and int(z["grid"]) == GRID_BITS:  # earlier files: the map only
                     a.cross_, a.sum_x_, a.sum_y_ = z["cross"], z["sum_x"], z["sum_y"]
                     a.scale_ = int(z["scale"])
                 a.n_pairs_ = int(meta["n_pairs"])
