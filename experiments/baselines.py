@@ -117,27 +117,31 @@ def sentence_chrf(hypotheses: list[str], refs: list[str]) -> np.ndarray:
     return np.array([chrf.sentence_score(h, [r]).score for h, r in zip(hypotheses, refs)])
 
 
-def validation_rows(
-    d: SetData, together: np.ndarray, alone: np.ndarray, refs: list[str]
-) -> list[str]:
-    """A validation-only set's lines (every row has a reference: the biomedical file's human
-    translations), chrF's Spearman beside the default's on a single-translation reading."""
+def beside_chrf(
+    d: SetData, together: np.ndarray, alone: np.ndarray, refs: list[str], label: str
+) -> tuple[list[str], dict[str, float], dict[str, float]]:
+    """A set's lines beside chrF against ``refs`` (one for every row), and each column's
+    figure and system Kendall (none on a single-translation reading)."""
     chrf = sentence_chrf([r.translation for r in d.set.rows], refs)
+    cols = {"together": together, "alone": alone, "chrf": chrf}
     diff = d.compare(together, chrf)
-    n_src = len({r.seg_id for r in d.set.rows})
+    fig = {k: d.figure(v) for k, v in cols.items()}
+    cells = " | ".join(f"{fig[k]:+.3f}" for k in cols)
     if d.set.kind != "systems":
-        return [
-            f"| {d.set.label} | {len(d.set.rows)} | Spearman | {d.figure(together):+.3f} | "
-            f"{d.figure(alone):+.3f} | {d.figure(chrf):+.3f} | {diff.delta} |"
-        ]
-    return [
-        f"| {d.set.label} | {len(d.set.rows)} ({n_src} sources) | per-segment Kendall | "
-        f"{d.figure(together):+.3f} | {d.figure(alone):+.3f} | {d.figure(chrf):+.3f} | "
-        f"{diff.delta} |",
-        f"| | {len({r.system for r in d.set.rows})} engines | system Kendall | "
-        f"{d.system_kendall(together):+.3f} | {d.system_kendall(alone):+.3f} | "
-        f"{d.system_kendall(chrf):+.3f} | |",
-    ]
+        return [f"| {label} | {len(d.set.rows)} | Spearman | {cells} | {diff.delta} |"], fig, {}
+    sys_k = {k: d.system_kendall(v) for k, v in cols.items()}
+    n_src = len({r.seg_id for r in d.set.rows})
+    return (
+        [
+            f"| {label} | {len(d.set.rows)} ({n_src} sources) | per-segment Kendall | {cells} | "
+            f"{diff.delta} |",
+            f"| | {len({r.system for r in d.set.rows})} engines | system Kendall | "
+            + " | ".join(f"{sys_k[k]:+.3f}" for k in cols)
+            + " | |",
+        ],
+        fig,
+        sys_k,
+    )
 
 
 def main() -> None:
@@ -166,8 +170,8 @@ def main() -> None:
         refs, note = references(args.data_dir, d)
         label = d.set.label
         notes.append(f"* {label}: {note}.")
-        if not d.set.tunes:
-            validation += validation_rows(d, together, alone, refs)
+        if not d.set.tunes:  # every row has a reference: the biomedical file's
+            validation += beside_chrf(d, together, alone, refs, label)[0]
             continue
         if d.set.kind != "systems":
             fig = d.figure(together)
@@ -192,22 +196,11 @@ def main() -> None:
             together, alone = d.scores(DEFAULT), d.scores(ALONE)
             label = f"… its sources with a reference ({d.set.key})"
             partial.append(d.set.key)
-        chrf = sentence_chrf([r.translation for r in d.set.rows], refs)
-        diff = d.compare(together, chrf)
-        n_src = len({r.seg_id for r in d.set.rows})
-        for key, scores in (("together", together), ("alone", alone), ("chrf", chrf)):
-            seg[key].append(d.figure(scores))
-            sys_[key].append(d.system_kendall(scores))
-        n_sys = len({r.system for r in d.set.rows})
-        lines.append(
-            f"| {label} | {len(d.set.rows)} ({n_src} sources) | per-segment Kendall | "
-            f"{seg['together'][-1]:+.3f} | {seg['alone'][-1]:+.3f} | {seg['chrf'][-1]:+.3f} | "
-            f"{diff.delta} |"
-        )
-        lines.append(
-            f"| | {n_sys} engines | system Kendall | {sys_['together'][-1]:+.3f} | "
-            f"{sys_['alone'][-1]:+.3f} | {sys_['chrf'][-1]:+.3f} | |"
-        )
+        rows, fig, sys_k = beside_chrf(d, together, alone, refs, label)
+        lines += rows
+        for key in fig:
+            seg[key].append(fig[key])
+            sys_[key].append(sys_k[key])
     many = len(seg["chrf"])
     lines += [
         f"| **mean over the {many} many-engine sets** | | per-segment Kendall | "

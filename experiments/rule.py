@@ -300,21 +300,13 @@ def sets_table(data: list[SetData], columns: dict[str, Column]) -> list[str]:
     similarity alone; a function: the scores it gives each set), and the means over the sets a
     choice may be made on; the validation-only sets below the means, not in them."""
     names = list(columns)
-    out = [
-        "| set | rows | statistic | " + " | ".join(names) + " |",
-        "| --- | --- | --- |" + " --- |" * len(names),
-    ]
-    figs: dict[str, list[float]] = {n: [] for n in names}
-    tuned = [d for d in data if d.set.tunes]
-    for d in [*tuned, *(d for d in data if not d.set.tunes)]:
+
+    def rows(d: SetData) -> tuple[list[float], list[str]]:
         scores = {
             n: d.parts.similarity if b is None else d.scores(b) if isinstance(b, Blend) else b(d)
             for n, b in columns.items()
         }
         vals = [d.figure(scores[n]) for n in names]
-        if d.set.tunes:
-            for n, v in zip(names, vals):
-                figs[n].append(v)
         stat = "per-segment Kendall" if d.set.kind == "systems" else "Spearman"
         n_src = len({r.seg_id for r in d.set.rows})
         size = (
@@ -322,26 +314,40 @@ def sets_table(data: list[SetData], columns: dict[str, Column]) -> list[str]:
             if d.set.kind == "systems"
             else str(len(d.set.rows))
         )
-        line = f"| {d.set.label} | {size} | {stat} | " + " | ".join(f"{v:+.3f}" for v in vals)
-        out.append(line + " |")
+        out = [
+            f"| {d.set.label} | {size} | {stat} | " + " | ".join(f"{v:+.3f}" for v in vals) + " |"
+        ]
         if d.set.kind == "systems":
             out.append(
                 "| | | system Kendall | "
                 + " | ".join(f"{d.system_kendall(scores[n]):+.3f}" for n in names)
                 + " |"
             )
-        if d is tuned[-1]:
-            many = [k for k, t in enumerate(tuned) if t.set.kind == "systems"]
-            out.append(
-                "| **mean over the many-systems sets** | | per-segment Kendall | "
-                + " | ".join(f"**{mean_of([figs[n][k] for k in many]):+.4f}**" for n in names)
-                + " |"
-            )
-            out.append(
-                "| **mean over the sets** | | per-segment Kendall / Spearman | "
-                + " | ".join(f"**{mean_of(figs[n]):+.4f}**" for n in names)
-                + " |"
-            )
+        return vals, out
+
+    out = [
+        "| set | rows | statistic | " + " | ".join(names) + " |",
+        "| --- | --- | --- |" + " --- |" * len(names),
+    ]
+    tuned = [d for d in data if d.set.tunes]
+    figs = []
+    for d in tuned:
+        vals, lines = rows(d)
+        figs.append(vals)
+        out += lines
+    many = [v for d, v in zip(tuned, figs) if d.set.kind == "systems"]
+    for label, stat, of in (
+        ("the many-systems sets", "per-segment Kendall", many),
+        ("the sets", "per-segment Kendall / Spearman", figs),
+    ):
+        out.append(
+            f"| **mean over {label}** | | {stat} | "
+            + " | ".join(f"**{mean_of([v[k] for v in of]):+.4f}**" for k in range(len(names)))
+            + " |"
+        )
+    for d in data:
+        if not d.set.tunes:
+            out += rows(d)[1]
     return out
 
 

@@ -40,14 +40,13 @@ from xlscore.errors import (
 from xlscore.io.cache import atomic_write_bytes
 
 FORMAT = "xlscore-procrustes-1"
-#: anchor vectors are put on a grid of ``2**-GRID_BITS`` before their products are summed, and
-#: the sums are kept as whole numbers of grid steps: every product and partial sum is then exact
-#: in float64 and every total exact in integers, so the statistics of a corpus, and its map, are
-#: the same to the last bit however the corpus is cut into parts and in whatever order the parts
-#: are added (a unit vector's components move by at most ``2**-21``)
+#: anchor vectors are put on a grid of ``2**-GRID_BITS`` (a unit vector's components move by at
+#: most ``2**-21``) and the sums kept as whole numbers of steps (products' in ``2**-40``, as high
+#: and low int64 parts): all exact, so a corpus's statistics, and its map, are the same to the
+#: last bit however it is cut into parts and in whatever order the parts are added
 GRID_BITS = 20
 _STEP = 2.0**GRID_BITS
-_LOW = 32  # the cross products' totals are kept as high and low int64 parts: no overflow
+_LOW = 32  # bits of the low part
 
 
 def _carry(high: np.ndarray, low: np.ndarray) -> np.ndarray:
@@ -86,7 +85,6 @@ class ProcrustesAligner:
     # ------------------------------------------------------------------ fitting
     def reset(self) -> ProcrustesAligner:
         """Forget accumulated pairs."""
-        # grid steps (GRID_BITS): cross products' [high, low] in 2**-40, the sums in 2**-20
         self.cross_: np.ndarray | None = None
         self.sum_x_: np.ndarray | None = None
         self.sum_y_: np.ndarray | None = None
@@ -139,15 +137,12 @@ class ProcrustesAligner:
 
     def _add(self, stats: dict) -> None:
         if int(stats.get("grid", -1)) != GRID_BITS:
-            raise InputError(
-                f"map statistics on a grid of 2**-{stats.get('grid')}, not 2**-{GRID_BITS}: "
-                "they come from another version of xlscore; compute them again"
-            )
+            why = f"grid {stats.get('grid')}, not {GRID_BITS}"
+            raise InputError(f"map statistics of another xlscore version ({why}): redo them")
         cross = np.asarray(stats["cross"], dtype=np.int64)
         if self.cross_ is None or self.sum_x_ is None or self.sum_y_ is None:
             self.cross_ = np.zeros(cross.shape, dtype=np.int64)
-            self.sum_x_ = np.zeros(cross.shape[1], dtype=np.int64)
-            self.sum_y_ = np.zeros(cross.shape[2], dtype=np.int64)
+            self.sum_x_, self.sum_y_ = (np.zeros(n, dtype=np.int64) for n in cross.shape[1:])
         elif cross.shape != self.cross_.shape:
             raise InputError(
                 f"vectors of {cross.shape[1]}/{cross.shape[2]} dimensions, but "
@@ -231,14 +226,19 @@ class ProcrustesAligner:
 
     def transform(self, X) -> torch.Tensor:
         """Map Russian vectors (rows) into the English space."""
+        return self.transform_each([X])[0]
+
+    def transform_each(self, parts: list) -> list[torch.Tensor]:
+        """:meth:`transform` of each part (of one dtype) by a product of its own, so that a
+        part's result depends on it alone, the map converted once for all of them."""
         self._check_fitted()
-        t = X if isinstance(X, torch.Tensor) else torch.as_tensor(np.asarray(X))
-        w = torch.as_tensor(self.W_, dtype=t.dtype)
+        ts = [X if isinstance(X, torch.Tensor) else torch.as_tensor(np.asarray(X)) for X in parts]
+        dtype = ts[0].dtype if ts else torch.float32
+        w = torch.as_tensor(self.W_, dtype=dtype)
         if not self.center:
-            return t @ w
-        mx = torch.as_tensor(self.mean_x_, dtype=t.dtype)
-        my = torch.as_tensor(self.mean_y_, dtype=t.dtype)
-        return (t - mx) @ w + my
+            return [t @ w for t in ts]
+        mx, my = (torch.as_tensor(m, dtype=dtype) for m in (self.mean_x_, self.mean_y_))
+        return [(t - mx) @ w + my for t in ts]
 
     @classmethod
     def identity(cls, dim: int) -> ProcrustesAligner:
