@@ -83,3 +83,17 @@ def write_csv(name: str, header: list[str], rows: list[list]) -> Path:
         w.writerow(header)
         w.writerows(rows)
     return path
+
+
+def into_estimator_md(heading: str, body: str) -> None:
+    """``body`` as ``estimator.md``'s section ``heading`` (a ``## `` line; the section is
+    replaced when there, else appended; its own subsections use ``###``). Sections from
+    :data:`RECIPES_SECTION` on are kept when ``estimator.py report`` rewrites the file."""
+    import re
+
+    f = RESULTS / "estimator.md"
+    text = f.read_text(encoding="utf-8")
+    section = f"{heading}\n\nMade by `{command_line()}`.\n\n{body}\n"
+    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text + "\n" + section
+    f.write_text(text, encoding="utf-8")

@@ -34,13 +34,12 @@ Writes ``results/recipes.md`` and the same table into ``results/estimator.md``'s
 from __future__ import annotations
 
 import argparse
-import re
 from dataclasses import replace
 from pathlib import Path
 
 import folds
 from _protocol import CACHE, RTM15_FILE, git_file
-from _results import RECIPES_SECTION, RESULTS, command_line, write_markdown
+from _results import RECIPES_SECTION, into_estimator_md, write_markdown
 from gate import Shipping, challenge_outcomes, shipping, word_tags
 from rule import Blend, SetData, load_data, mean_difference, mean_of
 from sets import load_validation_sets
@@ -175,18 +174,7 @@ def main() -> None:
     ]
     body = "\n".join(lines)
     write_markdown("recipes", body, title="Training recipes on the talks (issue 72)")
-    into_estimator_md(body)
-
-
-def into_estimator_md(body: str) -> None:
-    """The table as ``estimator.md``'s section :data:`_results.RECIPES_SECTION` (replaced
-    when there)."""
-    f = RESULTS / "estimator.md"
-    text = f.read_text(encoding="utf-8")
-    section = f"{RECIPES_SECTION}\n\nMade by `{command_line()}`.\n\n{body}\n"
-    pattern = re.compile(rf"^{re.escape(RECIPES_SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text + "\n" + section
-    f.write_text(text, encoding="utf-8")
+    into_estimator_md(RECIPES_SECTION, body)
 
 
 if __name__ == "__main__":
