@@ -19,7 +19,9 @@ set whose labels the recipe puts on one scale, the outputs of a source ranked ag
 other. Its file is saved as both protocol folds' model (``.cache/estimator/MODEL_ID/lodo-news``
 and ``lodo-qe22``): it trained on no row of a judged set, and the file holds no source of a
 held-out set, so :mod:`sets` reads every set with it but those its teacher trained on (en-ru
-DA, en-de newstest2020, zh-en newstest2020 and 2021).
+DA, en-de newstest2020, zh-en newstest2020 and 2021). With ``--human FOLD`` (variant b: one
+mixture) the labels are one training set beside that protocol fold's human rows (the
+default's: en-ru MQM and DA, without IT), and the file is that fold's model only.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from _protocol import CACHE
+from _protocol import CACHE, fold_split, load_sets
 from _results import cpu_name
 from reference_model import FOLDER, RECIPE
 
@@ -107,37 +109,47 @@ def cmd_train(args) -> None:
     from xlscore.training import fit
 
     rows = read_labels(labels_path(args.teacher, args.sources))
-    out = CACHE / args.model_id / "lodo-news"
+    human: list[list[Judgment]] = []
+    if args.human:  # variant b: one mixture with the human rows of that protocol fold
+        cfg = {"it": False, "it_sample": 0, "da": True}
+        human = fold_split(
+            {**load_sets(args.data_dir), "data_dir": args.data_dir}, args.human, cfg
+        )[0]
+    folds = [args.human] if args.human else ["lodo-news", "lodo-qe22"]
+    out = CACHE / args.model_id / folds[0]
     out.mkdir(parents=True, exist_ok=True)
     recipe = replace(RECIPE, epochs=args.epochs)
+    note = f"student of {args.teacher}'s labels of {len(rows)} enru-general outputs"
     config = {
         "recipe": asdict(recipe),
         "it": False,
         "it_sample": 0,
-        "note": f"student of {args.teacher}'s labels of {len(rows)} enru-general outputs",
+        "da": bool(args.human),
+        "note": note + (f", mixed with the {args.human} fold's human rows" if args.human else ""),
     }
     (CACHE / args.model_id / "config.json").write_text(json.dumps(config, indent=1))
     if not (out / "full.safetensors").exists():
         t0 = time.time()
         est = QualityEstimator(recipe=recipe)
-        fit(est, [rows], progress=not args.quiet, checkpoint=out / "train.ckpt")
+        fit(est, [rows, *human], progress=not args.quiet, checkpoint=out / "train.ckpt")
         est.save(out / "full.safetensors", name=f"{args.model_id}")
         (out / "log.json").write_text(
             json.dumps(
                 {
                     "minutes": max(time.time() - t0, est.log.seconds) / 60,
                     "cpu": cpu_name(),
-                    "train_rows": len(rows),
+                    "train_rows": len(rows) + sum(map(len, human)),
                     "log": asdict(est.log),
                 }
             )
         )
         for p in out.glob("train.ckpt*"):
             p.unlink()
-    other = CACHE / args.model_id / "lodo-qe22"
-    other.mkdir(exist_ok=True)
-    for name in ("full.safetensors", "log.json"):
-        shutil.copyfile(out / name, other / name)
+    for fold in folds[1:]:  # trained on no judged row: the same file reads both folds' sets
+        other = CACHE / args.model_id / fold
+        other.mkdir(exist_ok=True)
+        for name in ("full.safetensors", "log.json"):
+            shutil.copyfile(out / name, other / name)
 
 
 def main() -> None:
@@ -148,6 +160,11 @@ def main() -> None:
     ap.add_argument("--model-id", default="tsc1")
     ap.add_argument("--sources", type=int, default=1500, help="enru-general sources labelled")
     ap.add_argument("--epochs", type=float, default=RECIPE.epochs)
+    ap.add_argument(
+        "--human",
+        choices=("lodo-news", "lodo-qe22"),
+        help="train: mixed with this protocol fold's human rows (variant b; that fold only)",
+    )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     {"label": cmd_label, "train": cmd_train}[args.command](args)
