@@ -7,6 +7,7 @@ import contextlib
 import csv
 import hashlib
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -89,8 +90,6 @@ def into_estimator_md(heading: str, body: str) -> None:
     """``body`` as ``estimator.md``'s section ``heading`` (a ``## `` line; the section is
     replaced when there, else appended; its own subsections use ``###``). Sections from
     :data:`RECIPES_SECTION` on are kept when ``estimator.py report`` rewrites the file."""
-    import re
-
     f = RESULTS / "estimator.md"
     text = f.read_text(encoding="utf-8")
     section = f"{heading}\n\nMade by `{command_line()}`.\n\n{body}\n"

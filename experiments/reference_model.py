@@ -223,8 +223,7 @@ def neural_agreement(d: SetData, known: dict[str, float], k: int = 0) -> np.ndar
             np.mean([known[json.dumps((t[j], t[i]))] for j in references_of(len(t), i, k)])
             for i in range(len(t))
         ]
-        at = {v: i for i, v in enumerate(sorted(set(voters.keys)))}
-        out[idx] = [mine[at[key]] for key in voters.keys]
+        out[idx] = voters.per_candidate(mine)
     return out
 
 
@@ -247,16 +246,18 @@ def _cells(d: SetData, cols: dict[str, np.ndarray | None]) -> tuple[list[str], l
     return fig, ["—" if v is None else f"{d.system_kendall(v):+.3f}" for v in cols.values()]
 
 
-def _lines(d: SetData, label: str, cols: dict[str, np.ndarray | None], diff: str) -> list[str]:
+def _lines(
+    d: SetData, label: str, cols: dict[str, np.ndarray | None], diffs: list[str]
+) -> list[str]:
     fig, sys_k = _cells(d, cols)
     n_src = len({r.seg_id for r in d.set.rows})
     stat = "per-segment Kendall" if d.set.kind == "systems" else "Spearman over rows"
     lines = [
-        f"| {label} | {len(d.set.rows)} ({n_src} sources) | {stat} | {' | '.join(fig)} | {diff} |"
+        f"| {label} | {len(d.set.rows)} ({n_src} sources) | {stat} | {' | '.join(fig + diffs)} |"
     ]
     if sys_k:
         engines = len({r.system for r in d.set.rows})
-        empty = " |" * (diff.count(" | ") + 1)  # under the difference columns
+        empty = " |" * len(diffs)  # under the difference columns
         lines.append(f"| | {engines} engines | system Kendall | {' | '.join(sys_k)} |{empty}")
     return lines
 
@@ -278,7 +279,7 @@ def cmd_report(args) -> None:
             chrf = sentence_chrf(hyps, rr)
             cols = {"model": model, "chrf": chrf, "e5": e5_f1(hyps, rr)}
             ref_lines += _lines(
-                rd, f"{rd.set.label} ({note})", cols, str(rd.compare(model, chrf).delta)
+                rd, f"{rd.set.label} ({note})", cols, [str(rd.compare(model, chrf).delta)]
             )
         if d.set.kind != "systems":
             continue
@@ -304,10 +305,10 @@ def cmd_report(args) -> None:
             "estimate + 2 x e5 F1": with_agreement(d, alone, e5, 2.0),
         }
         diffs = [
-            d.compare(cols[k], together).delta
+            str(d.compare(cols[k], together).delta)
             for k in ("estimate + 2 x neural", "estimate + 2 x e5 F1")
         ]
-        cons_lines += _lines(d, d.set.label, cols, " | ".join(map(str, diffs)))
+        cons_lines += _lines(d, d.set.label, cols, diffs)
     ref_head = (
         "| set | rows | statistic | reference model | chrF | e5-small F1 | model minus chrF "
         "[95% interval] |\n| --- | --- | --- | --- | --- | --- | --- |"

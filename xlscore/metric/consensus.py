@@ -323,10 +323,14 @@ class Voters:
     def _by_key(self) -> dict[Key, int]:
         return {v: i for i, v in enumerate(sorted(set(self.keys)))}
 
+    def per_candidate(self, values: Sequence[float]) -> list[float]:
+        """Each candidate's value of ``values`` (one per voter, in the voters' order)."""
+        at = self._by_key()
+        return [values[at[k]] for k in self.keys]
+
     def candidates_agreement(self) -> list[float]:
         """Each candidate's agreement on the results' 0..1 scale."""
-        at = self._by_key()
-        return [self.agreement[at[k]] / 100 for k in self.keys]
+        return self.per_candidate([a / 100 for a in self.agreement])
 
     def blend(self, scores: Sequence[float], weight: float, floor: float) -> list[float]:
         """The candidates' ``scores`` with the agreement blended in (:func:`blend`) over the
