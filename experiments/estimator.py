@@ -511,12 +511,12 @@ def cmd_features(args, sets) -> None:
 # ---------------------------------------------------------------------- export
 def cmd_export(args, sets) -> None:
     """Write each finished LODO fold's predictions on its test rows to
-    ``results/folds/VARIANT/FOLD.tsv`` (segment, system, score, the word error
+    ``results/folds/VARIANT/FOLD.tsv.xz`` (segment, system, score, the word error
     probabilities as ``start:end:p:minor:major`` items, and with a meaning head its raw
     output, ``meaning``): what :mod:`gate` reads, small enough
     to commit, so that a fold is trained once."""
     from estimator_report import load_words
-    from folds import FOLDS, word_items
+    from folds import FOLDS, fold_path, word_items, write_table
 
     folder = CACHE / args.model_id
     cfg = json.loads((folder / "config.json").read_text())
@@ -538,11 +538,12 @@ def cmd_export(args, sets) -> None:
             items = word_items(w)
             extra = "" if meaning is None else f"\t{meaning[k]:.6f}"
             lines.append(f"{r.seg_id}\t{r.system}\t{p:.6f}\t{items}{extra}")
-        (out / f"{fold}.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_table(fold_path(args.model_id, fold), lines)
         log = folder / fold / "log.json"
         if log.exists():
             (out / f"{fold}.log.json").write_text(log.read_text())
-        print(f"{args.model_id}/{fold}: {len(test)} predictions -> {out / (fold + '.tsv')}")
+        written = fold_path(args.model_id, fold)
+        print(f"{args.model_id}/{fold}: {len(test)} predictions -> {written}")
 
 
 # ---------------------------------------------------------------------- report

@@ -1,12 +1,15 @@
-"""The exported fold predictions (``results/folds/VARIANT/FOLD.tsv``, written by
-``python experiments/estimator.py export``) and the WMT22 word tags they are tagged against:
-what :mod:`gate` and :mod:`span_threshold` read, so that a fold is trained once and its predictions
-outlive the experiment cache."""
+"""The exported fold predictions (``results/folds/VARIANT/FOLD.tsv.xz``, written by
+``python experiments/estimator.py export`` and ``sets.py predict``) and the WMT22 word tags they
+are tagged against: what :mod:`gate` and :mod:`span_threshold` read, so that a fold is trained
+once and its predictions outlive the experiment cache. A fold file is a TSV compressed with xz
+(a sixth of the text's size; the format holds no time stamp, so the same predictions give the
+same bytes)."""
 
 from __future__ import annotations
 
 import csv
 import json
+import lzma
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,16 +21,34 @@ from xlscore.estimator.spans import WordError, decode_spans
 FOLDS = Path(__file__).resolve().parent / "results" / "folds"
 
 
+def fold_path(variant: str, stem: str) -> Path:
+    """The file of a variant's predictions called ``stem`` (a fold or a set's key)."""
+    return FOLDS / variant / f"{stem}.tsv.xz"
+
+
+def read_table(path: Path) -> str:
+    """A fold file's text."""
+    with lzma.open(path, "rt", encoding="utf-8", newline="") as fh:
+        return fh.read()
+
+
+def write_table(path: Path, lines: list[str]) -> None:
+    """Write a fold file: ``lines``, a TSV's header and rows, compressed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with lzma.open(path, "wt", encoding="utf-8", newline="") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
 def read_fold(
     name: str, fold: str, rows: list, blend: float = 0.0
 ) -> tuple[list[float], list[tuple]] | None:
     """A variant's predictions on a fold's test rows, in their order, with the word error
     probabilities (``None`` when the fold has not been exported). ``blend``: weight of the
     meaning head's output (the file's optional ``meaning`` column) added to each score."""
-    f = FOLDS / name / f"{fold}.tsv"
+    f = fold_path(name, fold)
     if not f.exists():
         return None
-    lines = f.read_text(encoding="utf-8").splitlines()
+    lines = read_table(f).splitlines()
     header = lines[0].split("\t")
     if blend and "meaning" not in header:
         raise SystemExit(f"{f}: no meaning column to blend in ({name} has no meaning head)")

@@ -34,11 +34,11 @@ MLQE-PE to :data:`PER_PAIR` rows a pair, so that a variant is read in about a qu
 on 2 CPU cores.
 
 ``predict`` writes each set's predictions (the sentence head's estimate, the meaning head's raw
-output) to ``results/folds/VARIANT/SET.tsv`` (the newstest and WMT22 folds' own files are the
-exported ``lodo-news.tsv`` and ``lodo-qe22.tsv``), and the parts that do not depend on the model
-— the untrained e5 similarity, the share of foreign words and the reliable check findings — to
-``results/folds/parts/SET.tsv``, so that the rule (:mod:`rule`, which also writes every set's
-table) and the gate run from git alone.
+output) to ``results/folds/VARIANT/SET.tsv.xz`` (the newstest and WMT22 folds' own files are
+the exported ``lodo-news.tsv.xz`` and ``lodo-qe22.tsv.xz``), and the parts that do not depend on
+the model — the untrained e5 similarity, the share of foreign words and the reliable check
+findings — to ``results/folds/parts/SET.tsv.xz``, so that the rule (:mod:`rule`, which also
+writes every set's table) and the gate run from git alone.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import io
 import json
 import random
 import re
@@ -55,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 from _protocol import CACHE, RTM15_FILE, TALKS, TALKS_READ, git_file, load_sets, split
-from folds import FOLDS, word_items
+from folds import FOLDS, fold_path, read_table, word_items, write_table
 
 from xlscore.io.judgments import Judgment, read_judgments, sample_sources
 
@@ -72,7 +73,6 @@ SOURCES = 250
 #: rows kept of each MLQE-PE pair
 PER_PAIR = 500
 #: the file of the model-independent parts of each set's rows
-PARTS = FOLDS / "parts"
 MQM = "multilingual/mqm.tsv.gz"
 #: the many-systems sets read whole, not cut to :data:`SOURCES` sources: newstest (its exported
 #: fold file is read whole), the talks (421 and 238 sources, every one the issues' figures use)
@@ -198,20 +198,19 @@ def _fold_file(variant: str, vs: ValidationSet) -> Path:
     """Where a variant's predictions on a set are kept (the fold's own file for its test set;
     :data:`PART_OF`)."""
     own = {"news": "lodo-news", "qe22": "lodo-qe22", **PART_OF}
-    return FOLDS / variant / f"{own.get(vs.key, vs.key)}.tsv"
+    return fold_path(variant, own.get(vs.key, vs.key))
 
 
 def _parts_file(vs: ValidationSet) -> Path:
     """Where the model-independent parts of a set's rows are kept (:data:`PART_OF`)."""
-    return PARTS / f"{PART_OF.get(vs.key, vs.key)}.tsv"
+    return fold_path("parts", PART_OF.get(vs.key, vs.key))
 
 
 def _rows_of(f: Path, vs: ValidationSet) -> list[dict]:
     """The lines of a per-row TSV (``seg_id``, ``system``, …) for a set's rows, in their order
     (``SystemExit`` naming the first row it lacks)."""
-    with open(f, encoding="utf-8", newline="") as fh:
-        got = {(r["seg_id"], r["system"]): r
-               for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}  # fmt: skip
+    rows = csv.DictReader(io.StringIO(read_table(f)), delimiter="\t", quoting=csv.QUOTE_NONE)
+    got = {(r["seg_id"], r["system"]): r for r in rows}
     missing = [(r.seg_id, r.system) for r in vs.rows if (r.seg_id, r.system) not in got]
     if missing:
         raise SystemExit(f"{f}: no row for {missing[0]} ({len(missing)} missing)")
@@ -270,11 +269,10 @@ def predict_set(est, variant: str, vs: ValidationSet) -> Path:
     res = est.estimate([r.source for r in vs.rows], [r.translation for r in vs.rows],
                        progress=True)  # fmt: skip
     f = _fold_file(variant, vs)
-    f.parent.mkdir(parents=True, exist_ok=True)
     lines = ["seg_id\tsystem\tscore\twords\tmeaning"]
     lines += [f"{r.seg_id}\t{r.system}\t{e.score:.6f}\t{word_items(e.words)}\t{e.meaning:.6f}"
               for r, e in zip(vs.rows, res, strict=True)]  # fmt: skip
-    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_table(f, lines)
     print(f"{vs.key}: {len(vs.rows)} predictions of {variant}/{vs.fold} -> {f}")
     return f
 
@@ -301,8 +299,7 @@ def _write_parts(vs: ValidationSet) -> None:
     lines += [f"{r.seg_id}\t{r.system}\t{x.score:.6f}\t{x.f1:.6f}\t{x.foreign:.6f}\t"
               f"{reliable_findings(r.source, r.translation)}"
               for r, x in zip(vs.rows, res, strict=True)]  # fmt: skip
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_table(f, lines)
 
 
 def cmd_findings(args) -> None:
@@ -310,7 +307,7 @@ def cmd_findings(args) -> None:
     rest of each file is kept: it does not depend on them)."""
     for vs in load_validation_sets(args.data_dir, set(args.sets.split(",")) if args.sets else None):
         f = _parts_file(vs)
-        lines = f.read_text(encoding="utf-8").splitlines()
+        lines = read_table(f).splitlines()
         rows = {(r.seg_id, r.system): r for r in vs.rows}
         changed = 0
         out = [lines[0]]
@@ -322,7 +319,7 @@ def cmd_findings(args) -> None:
                 changed += now != cols[5]
                 cols[5] = now
             out.append("\t".join(cols))
-        f.write_text("\n".join(out) + "\n", encoding="utf-8")
+        write_table(f, out)
         print(f"{vs.key}: {changed} of {len(lines) - 1} rows' findings changed")
 
 

@@ -7,7 +7,7 @@ fitted on one rated set's held-out word predictions and read on the other.
 The two en-ru sets with word gold: newstest2021 (MQM spans of one rater, machine translations
 only; gold tokens: whitespace tokens a span overlaps) and the WMT22 dev tags (the task's tokens).
 The head's probabilities are those of the fold model that never saw the set
-(``results/folds/MODEL/lodo-news.tsv``, ``lodo-qe22.tsv``). For each direction, a logistic
+(``results/folds/MODEL/lodo-news.tsv.xz``, ``lodo-qe22.tsv.xz``). For each direction, a logistic
 regression (:data:`xlscore.estimator.span_tagger.FEATURES`) is fitted on one set's words, its
 threshold and shortest span chosen on that set alone (the best MCC with at most
 ``--max-alarms`` of the set's error-free translations given a span) and read on the other set:

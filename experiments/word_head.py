@@ -107,7 +107,7 @@ def head_words(model: str, source: tuple[str, list]) -> list | None:
     ``sets.py predict``; ``KEY.words.tsv`` where a variant's file was written before the
     words column, its words predicted again); ``None``: not predicted, or without words."""
     fold, rows = source
-    if (folds.FOLDS / model / f"{fold}.words.tsv").exists():  # words added to an older file
+    if folds.fold_path(model, f"{fold}.words").exists():  # words added to an older file
         fold = f"{fold}.words"
     got = folds.read_fold(model, fold, rows)
     return got[1] if got is not None and any(got[1]) else None

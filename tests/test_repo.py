@@ -1,6 +1,7 @@
 """The repository's promises: README commands, CI script, demo data."""
 
 import re
+import subprocess
 
 from conftest import DEMO, ROOT, read_demo
 
@@ -40,3 +41,16 @@ def test_demo_files_agree_with_the_table():
         assert by_id[i]["good"]["source"] == src
         for k, lines in enumerate(engines):
             assert lines[i - 1] == by_id[i][QUALITIES[(k + i) % 4]]["translation"]
+
+
+def test_the_files_tracked_at_head_stay_under_30_mb():
+    """A clone stays light (issue 85): fold predictions are committed compressed
+    (``experiments/results/folds/**/*.tsv.xz``), full weights never; git keeps the history."""
+    out = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    files = [ROOT / name for name in out.split("\0") if name]
+    assert len(files) > 100  # a checkout, not an empty listing
+    total = sum(f.stat().st_size for f in files if f.is_file())
+    assert total < 30 * 2**20, f"{total / 2**20:.1f} MiB tracked"
+    assert not [f for f in files if f.suffix == ".tsv" and "results/folds" in f.as_posix()]

@@ -82,12 +82,12 @@ def test_the_command_line_resumes_a_finished_file_without_loading_a_model(
     args += ["-o", out, "--chunk-size", "2"]
     assert run_cli(*args, "--quiet").returncode == 0
     whole = out.read_bytes()
-    from xlscore.cli import commands
+    from xlscore.cli import score as score_command
 
     def never(*a, **k):
         raise AssertionError("the models loaded to resume a finished file")
 
-    monkeypatch.setattr(commands, "load_scorer", never)
+    monkeypatch.setattr(score_command, "load_scorer", never)
     r = run_cli(*args, "--resume")
     assert r.returncode == 0, r.stderr
     assert f"{out} already holds all 4 segments: nothing left to score" in r.stderr
@@ -187,12 +187,12 @@ def test_the_consensus_takes_no_score_below_the_floor(group):
 # ---------------------------------------------------------------- 3. one writer per file
 def test_a_second_writer_of_the_same_output_is_refused_at_once(tmp_path, monkeypatch):
     out = tmp_path / "scores.jsonl"
-    from xlscore.cli import commands
+    from xlscore.cli import score as score_command
 
     def never(*a, **k):
         raise AssertionError("the models loaded for a run that cannot write")
 
-    monkeypatch.setattr(commands, "load_scorer", never)
+    monkeypatch.setattr(score_command, "load_scorer", never)
     with output_lock(out):
         for extra in ([], ["--resume"]):
             r = run_cli("score", "-s", SRC, "-t", ENGINES[0], "-o", out, "--format", "json", *extra)
@@ -365,7 +365,7 @@ def test_a_warning_while_the_bar_is_drawn_starts_on_its_own_line(capsys):
 def test_interrupted_names_resume_and_a_mismatched_resume_is_refused_before_loading(
     tmp_path, monkeypatch
 ):
-    from xlscore.cli import commands
+    from xlscore.cli import score as score_command
 
     out = tmp_path / "o.jsonl"
     out.write_text(json.dumps({"xlscore": "xlscore:0.1.0 inputs:0 format:json chunk:1"}) + "\n")
@@ -373,14 +373,14 @@ def test_interrupted_names_resume_and_a_mismatched_resume_is_refused_before_load
     def never(*a, **k):
         raise AssertionError("loaded the models")
 
-    monkeypatch.setattr(commands, "load_scorer", never)
+    monkeypatch.setattr(score_command, "load_scorer", never)
     r = run_cli("score", "-s", SRC, "-t", ENGINES[0], "-o", out, "--format", "json", "--resume")
     assert r.returncode == 2 and "the input files or engine names differ" in r.stderr
 
     def stop(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(commands, "load_scorer", stop)
+    monkeypatch.setattr(score_command, "load_scorer", stop)
     r = run_cli("score", "-s", SRC, "-t", ENGINES[0], "-o", tmp_path / "new.jsonl")
     assert r.returncode == 130
     assert "the same command with --resume continues" in r.stderr and "new.jsonl" in r.stderr

@@ -16,11 +16,11 @@ package.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 from xlscore.batch.console import progress_bar
 from xlscore.batch.output import STAGE
+from xlscore.batch.session import Job
 from xlscore.io.pairfiles import PairColumns, Unit, read_unit
 from xlscore.io.partfiles import part_path, write_part
 
@@ -201,19 +201,11 @@ def consensus_group(group, weight: float, floor: float, copies: dict[str, str]) 
     }
 
 
-def finish_consensus(
-    ray,
-    units: Sequence[Unit],
-    done: set[int],
-    extras: dict,
-    pool: dict,
-    out: Path,
-    key: str,
-    signature: str,
-    weight: float,
-    floor: float,
-    progress: bool,
-) -> str:
+#: the columns the consensus pass changes in a staged part file
+BLENDED = ("score", "consensus", "consensus_shift")
+
+
+def finish_consensus(job: Job, done: set[int], signature: str, weight: float, floor: float) -> str:
     """The consensus pass: gather every source's candidates across the staged units with a
     Ray Data ``groupby`` on the source's digest, find the engines that are copies of another
     over the whole input (:func:`alike_engines`), blend each group's consensus into its
@@ -225,13 +217,12 @@ def finish_consensus(
     import shutil
 
     import numpy as np
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from xlscore.metric.consensus import CONSENSUS_MIN
 
-    stage = out / STAGE
-    ds = ray.data.from_items(
+    stage, units, pool = job.out / STAGE, job.units, job.pool
+    ds = job.ray.data.from_items(
         [{"unit": json.dumps(u.to_dict())} for u in units], override_num_blocks=max(1, len(units))
     )
     rows = ds.map_batches(
@@ -239,8 +230,8 @@ def finish_consensus(
         batch_size=1,
         fn_kwargs={
             "stage": str(stage),
-            "columns": extras["columns"],
-            "allow_empty": extras["allow_empty"],
+            "columns": job.extras["columns"],
+            "allow_empty": job.extras["allow_empty"],
         },
         num_cpus=pool["cpus"],
     )
@@ -262,27 +253,36 @@ def finish_consensus(
         num_cpus=pool["cpus"],
     )
     changes: dict[int, list[tuple[np.ndarray, ...]]] = {}
-    blended_columns = ("score", "consensus", "consensus_shift")
-    with progress_bar(sum(u.rows for u in units), progress, "consensus") as bar:
+    with progress_bar(job.rows, job.progress, "consensus") as bar:
         for batch in blended.iter_batches(batch_size=None, batch_format="numpy"):
             for u in np.unique(batch["unit"]):
                 at = batch["unit"] == u
                 changes.setdefault(int(u), []).append(
-                    (batch["row"][at], *(batch[c][at] for c in blended_columns))
+                    (batch["row"][at], *(batch[c][at] for c in BLENDED))
                 )
             bar.update(len(batch["unit"]))
     for u in units:
-        if u.index in done:
-            continue
-        table = pq.read_table(part_path(stage, u.index))
-        columns = {c: table.column(c).to_pylist() for c in blended_columns}
-        for at, *values in changes.get(u.index, []):
-            for c, v in zip(blended_columns, values):
-                for k, x in zip(at.tolist(), v.tolist()):
-                    columns[c][k] = x
-        for name, column in columns.items():
-            i = table.schema.get_field_index(name)
-            table = table.set_column(i, table.schema.field(i), pa.array(column, pa.float64()))
-        write_part(out, u, table.replace_schema_metadata(None), signature=signature, job=key)
+        if u.index not in done:
+            table = _with_changes(
+                pq.read_table(part_path(stage, u.index)), changes.get(u.index, [])
+            )
+            write_part(job.out, u, table, signature=signature, job=job.key)
     shutil.rmtree(stage, ignore_errors=True)
     return signature
+
+
+def _with_changes(table, changes: list[tuple]):
+    """A staged unit's table with the consensus pass's ``changes`` (each the rows and their
+    new :data:`BLENDED` values) written in, its metadata dropped (the part file's is set when
+    it is written)."""
+    import pyarrow as pa
+
+    columns = {c: table.column(c).to_pylist() for c in BLENDED}
+    for at, *values in changes:
+        for c, v in zip(BLENDED, values):
+            for k, x in zip(at.tolist(), v.tolist()):
+                columns[c][k] = x
+    for name, column in columns.items():
+        i = table.schema.get_field_index(name)
+        table = table.set_column(i, table.schema.field(i), pa.array(column, pa.float64()))
+    return table.replace_schema_metadata(None)

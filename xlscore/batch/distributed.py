@@ -61,7 +61,7 @@ from xlscore.batch.output import (
     _prepare_output,
     _write_manifest,
 )
-from xlscore.batch.session import _import_ray, ray_session
+from xlscore.batch.session import Job, _import_ray, ray_session
 from xlscore.errors import XLScoreError
 from xlscore.io.outputs import check_output_folder
 from xlscore.io.pairfiles import ROWS_PER_FILE, PairColumns, Unit, discover, plan_units
@@ -204,16 +204,8 @@ def score_dataset(
     if workers < 1:
         raise XLScoreError("workers must be at least 1")
     units = plan_units(files, columns, rows_per_file)
-    total = sum(u.rows for u in units)
     driver = XLScorer.preset(**config)  # checks the settings, and fits or loads the map
-    settings = {
-        "scorer": config,
-        "columns": vars(columns),
-        "allow_empty": allow_empty,
-        "keep_text": keep_text,
-        "signature": driver.signature(),
-        "schema": str(output_schema(keep_text)),
-    }
+    settings = _job_settings(config, columns, allow_empty, keep_text, driver.signature())
     key = job_key(files, units, settings)
     out = Path(output)
     _prepare_output(out, key, settings, len(units), overwrite)
@@ -226,54 +218,52 @@ def score_dataset(
     ):
         pool = _pool_options(ray, workers, gpus_per_worker, cpus_per_worker, threads_per_worker)
         extras = {"columns": vars(columns), "allow_empty": allow_empty, "keep_text": keep_text}
-        est = config.get("estimator")
-        if isinstance(est, (str, os.PathLike)) and str(est).endswith(".safetensors"):
-            extras["estimator"] = ray.put(Path(est).read_bytes())
-        aligner = _alignment(ray, driver, config, units, out, key, extras, pool, progress)
-        if aligner is not None:
-            extras["aligner"] = ray.put(aligner)
-        signature = driver.signature()
-        weight = driver.final.consensus_weight
-        # with a consensus, units are scored into the stage, then finished all together
-        scored_to = out / STAGE if weight and len(done) < len(units) else out
-        staged = finished_units(scored_to, key, units) if scored_to != out else done
-        todo = [u for u in units if u.index not in staged]
-        scored_to.mkdir(exist_ok=True)
-        summary = BatchSummary(out, signature, total, len(units), len(units) - len(todo), 0)
-        _score_units(
-            ray,
-            todo,
-            config,
-            extras,
-            pool,
-            scored_to,
-            key,
-            signature,
-            summary,
-            total - sum(u.rows for u in todo),
-            total,
-            progress,
-            on_unit,
-        )
-        if scored_to != out:
-            signature = summary.signature = finish_consensus(
-                ray,
-                units,
-                done,
-                extras,
-                pool,
-                out,
-                key,
-                signature,
-                weight,
-                driver.final.floor,
-                progress,
-            )
+        job = Job(ray, config, extras, pool, out, key, units, progress)
+        summary = _run(job, driver, done, on_unit)
     summary.ray_lines = native.unexpected
     kept = {u.index for u in units} - {r.unit for r in summary.reports}
     summary.error_rows += _count_errors(out, kept)
     summary.seconds = time.perf_counter() - t0
-    _write_manifest(out, key, settings, len(units), signature=signature, complete=True)
+    _write_manifest(out, key, settings, len(units), signature=summary.signature, complete=True)
+    return summary
+
+
+def _job_settings(
+    config: dict, columns: PairColumns, allow_empty: bool, keep_text: bool, signature: str
+) -> dict:
+    """What a job's output depends on beside its inputs (in its key and manifest): the
+    scorer's settings and signature, the columns read, and the output's schema."""
+    return {
+        "scorer": config,
+        "columns": vars(columns),
+        "allow_empty": allow_empty,
+        "keep_text": keep_text,
+        "signature": signature,
+        "schema": str(output_schema(keep_text)),
+    }
+
+
+def _run(job: Job, driver, done: set[int], on_unit) -> BatchSummary:
+    """A job's passes in its Ray session: the map (if the fields need one), the units not yet
+    scored, and with a consensus the pass that blends it into every unit's scores."""
+    est = job.config.get("estimator")
+    if isinstance(est, (str, os.PathLike)) and str(est).endswith(".safetensors"):
+        job.extras["estimator"] = job.ray.put(Path(est).read_bytes())
+    aligner = _alignment(job, driver)
+    if aligner is not None:
+        job.extras["aligner"] = job.ray.put(aligner)
+    signature = driver.signature()
+    weight = driver.final.consensus_weight
+    # with a consensus, units are scored into the stage, then finished all together
+    units = job.units
+    scored_to = job.out / STAGE if weight and len(done) < len(units) else job.out
+    staged = finished_units(scored_to, job.key, units) if scored_to != job.out else done
+    todo = [u for u in units if u.index not in staged]
+    scored_to.mkdir(exist_ok=True)
+    summary = BatchSummary(job.out, signature, job.rows, len(units), len(units) - len(todo), 0)
+    _score_units(job, todo, scored_to, signature, summary, on_unit)
+    if scored_to != job.out:
+        summary.signature = finish_consensus(job, done, signature, weight, driver.final.floor)
     return summary
 
 
@@ -316,9 +306,10 @@ def _pool_options(ray, workers: int, gpus: float, cpus: float | None, threads: i
     return {"workers": workers, "cpus": cpus, "gpus": gpus, "threads": threads}
 
 
-def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, pool: dict):
+def _map_batches(job: Job, units: Sequence[Unit], cls, config: dict):
     """Ray Data over ``units`` (one unit per call) with a fixed pool of ``cls`` actors (no
-    more than there are units)."""
+    more than there are units), each built from ``config`` and the job's extras."""
+    ray, pool = job.ray, job.pool
     ds = ray.data.from_items(
         [{"unit": json.dumps(u.to_dict())} for u in units], override_num_blocks=max(1, len(units))
     )
@@ -330,7 +321,7 @@ def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, po
             cls,
             batch_size=1,
             compute=ray.data.ActorPoolStrategy(size=min(pool["workers"], len(units))),
-            fn_constructor_args=(config, pool["threads"], extras),
+            fn_constructor_args=(config, pool["threads"], job.extras),
             num_cpus=pool["cpus"],
             num_gpus=pool["gpus"] or None,
             # a dead actor is started again and its unit retried, a few times: Ray Data's
@@ -340,9 +331,7 @@ def _map_batches(ray, units: Sequence[Unit], cls, config: dict, extras: dict, po
         )
 
 
-def _alignment(
-    ray, driver, config: dict, units, out: Path, key: str, extras: dict, pool: dict, progress: bool
-):
+def _alignment(job: Job, driver):
     """The map every worker uses (``None`` for a single multilingual encoder, or when the
     paper's columns are not computed: :mod:`xlscore.fields`): a saved one,
     the dictionary map, or the corpus map -- from a previous run of this job, else fitted in
@@ -356,15 +345,15 @@ def _alignment(
         return maps.fixed
     if maps.mode == "dictionary":
         return maps.dictionary_map()
-    path = out / MAP_FILE
+    path, units = job.out / MAP_FILE, job.units
     if path.exists():
         aligner = ProcrustesAligner.load(path)
-        if aligner.meta.get("job") == key:
+        if aligner.meta.get("job") == job.key:
             maps.last = aligner
             return aligner
     stats_of: dict[int, dict] = {}
-    ds = _map_batches(ray, units, _MapStatistics, {**config, "estimator": None}, extras, pool)
-    with progress_bar(sum(u.rows for u in units), progress, "fitting the map") as bar:
+    ds = _map_batches(job, units, _MapStatistics, {**job.config, "estimator": None})
+    with progress_bar(job.rows, job.progress, "fitting the map") as bar:
         sizes = {u.index: u.rows for u in units}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             for unit, stats in zip(batch["unit"], batch["stats"]):
@@ -372,26 +361,14 @@ def _alignment(
                 bar.update(sizes[int(unit)])
     # summed in unit order, so that the map does not depend on which unit finished first
     aligner = maps.map_from_statistics(stats_of[u.index] for u in units)
-    aligner.meta["job"] = key
+    aligner.meta["job"] = job.key
     aligner.save(path)
     maps.last = aligner
     return aligner
 
 
 def _score_units(
-    ray,
-    todo: Sequence[Unit],
-    config: dict,
-    extras: dict,
-    pool: dict,
-    out: Path,
-    key: str,
-    signature: str,
-    summary: BatchSummary,
-    done_rows: int,
-    total: int,
-    progress: bool,
-    on_unit,
+    job: Job, todo: Sequence[Unit], out: Path, signature: str, summary: BatchSummary, on_unit
 ) -> None:
     """Pass 2: score the units not yet written; write each unit's part file once all its
     rows have arrived."""
@@ -404,9 +381,9 @@ def _score_units(
     by_index = {u.index: u for u in todo}
     pending: dict[int, list] = {}
     seen: dict[int, set] = {}
-    with progress_bar(total, progress, "scoring") as bar:
-        bar.update(done_rows)
-        ds = _map_batches(ray, todo, _ScoreUnits, config, extras, pool)
+    with progress_bar(job.rows, job.progress, "scoring") as bar:
+        bar.update(job.rows - sum(u.rows for u in todo))
+        ds = _map_batches(job, todo, _ScoreUnits, job.config)
         for block in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
             for unit_id in sorted(set(block.column("_unit").to_pylist())):
                 pending.setdefault(unit_id, []).append(
@@ -426,7 +403,7 @@ def _score_units(
                 del seen[unit_id]
                 report = UnitReport(**json.loads(table.column("_report")[0].as_py()))
                 table = table.drop_columns(["_unit", "_row", "_report"])
-                write_part(out, unit, table, signature=signature, job=key)
+                write_part(out, unit, table, signature=signature, job=job.key)
                 summary.reports.append(report)
                 summary.error_rows += report.errors
                 if report.errors and len(summary.first_errors) < 5:

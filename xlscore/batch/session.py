@@ -10,11 +10,13 @@ import contextlib
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from xlscore.errors import XLScoreError
+from xlscore.io.pairfiles import Unit
 
 
 def _import_ray():
@@ -97,3 +99,24 @@ def _restore(saved: dict) -> None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every pass of one batch job reads: the Ray module of its session, the scorer's
+    settings, what each actor is handed beside them (``extras``: columns, the estimator's
+    bytes, the map), the actors' pool options, the output folder, the job's key, its units
+    and whether progress is shown."""
+
+    ray: ModuleType
+    config: dict
+    extras: dict
+    pool: dict
+    out: Path
+    key: str
+    units: Sequence[Unit]
+    progress: bool
+
+    @property
+    def rows(self) -> int:
+        return sum(u.rows for u in self.units)

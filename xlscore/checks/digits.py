@@ -117,6 +117,88 @@ def _mixed_tokens(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int
     return out, taken
 
 
+def _digit_groups(text: str, m: regex.Match) -> tuple[list[tuple[str, str]], int]:
+    """The digit groups of the number that starts with the match ``m`` (``(separator,
+    digits)`` each: a point or a comma always joins the next group, another separator only
+    groups of three after a first group of at most three) and where they end."""
+    s = m.start()
+    groups = [("", m.group())]
+    e = m.end()
+    while True:
+        g = _GROUP_NEXT.match(text, e)
+        if not g:
+            break
+        sep, dig = g.group(1), g.group(2)
+        if sep in ".,":
+            groups.append((sep, dig))
+            e = g.end()
+            continue
+        if (
+            len(dig) == 3
+            and len(groups[0][1]) <= 3
+            and all(gs == sep and len(gd) == 3 for gs, gd in groups[1:])
+            and not compiled(r"[0-9][ \u00a0\u2009\u202f]$").search(text[max(0, s - 2) : s])
+        ):
+            groups.append((sep, dig))
+            e = g.end()
+            continue
+        break
+    return groups, e
+
+
+def _with_suffix(
+    text: str, s: int, e: int, groups: list[tuple[str, str]], vals: set, lang: str
+) -> tuple[set, int]:
+    """A number's values (``vals``, of the digits from ``s`` to ``e``) read with what
+    follows it: a time, am/pm, an ordinal or decade suffix, a scale (``5m``, ``5 млн``) or
+    a Russian case ending; and where the number then ends."""
+    time = _TIME_NEXT.match(text, e) if len(groups) == 1 and len(groups[0][1]) <= 2 else None
+    if time and int(groups[0][1]) <= 24:
+        vals = _time_values(int(groups[0][1]), int(time.group(1)))
+        e = time.end()
+    ampm = _AMPM.match(text, e) if lang == "en" else None
+    if ampm and not time:
+        h = int(groups[0][1])
+        mins = int(groups[1][1]) if len(groups) == 2 and len(groups[1][1]) == 2 else 0
+        if h <= 12:
+            pm = ampm.group(1).lower() == "p"
+            vals = _time_values(h + (12 if pm and h < 12 else 0), mins)
+            e = ampm.end()
+    elif (o := _ORD_SUFFIX.match(text, e)) and lang == "en":
+        e = o.end()
+    elif (d := _DECADE_SUFFIX.match(text, e)) and lang == "en":
+        v = int(groups[0][1]) if len(groups) == 1 else None
+        if v is not None and v % 10 == 0:
+            vals |= {_key(v % 100)} if v >= 1000 else {_key(1900 + v), _key(2000 + v)}
+        e = d.end()
+    else:
+        currency = s > 0 and text[s - 1] in W.CURRENCY
+        adj = _ADJ_SCALE.match(text, e) if lang == "en" else None
+        word = _WORD_SCALE.match(text, e)
+        if adj:
+            scale = W.SCALE_SUFFIX.get(adj.group(1).lower())
+            if scale and (currency or len(adj.group(1)) > 1):
+                vals = {_key(v * scale) for v in vals if isinstance(v, float)}
+            elif scale:  # a bare 5m / 5k: million or metres / kilometres
+                vals |= {_key(v * scale) for v in vals if isinstance(v, float)}
+            e = adj.end()
+        elif word:
+            w = fold_ru(word.group(1))
+            scale = W.SCALE_SUFFIX.get(w)
+            if scale is None:
+                scale = next((v for p, v in W.RU_SCALE_PREFIX if w.startswith(p)), None)
+            if scale is not None:
+                vals = {_key(v * scale) for v in vals if isinstance(v, float)}
+                e = word.end()
+        elif lang == "ru" and (r := _RU_SUFFIX.match(text, e)):
+            suf = r.group(1).lower()
+            v = int(groups[0][1]) if len(groups) == 1 else None
+            if v is not None and v % 10 == 0 and suf in ("х", "е", "ые", "ых", "ым"):
+                vals |= {_key(v % 100)} if v >= 1000 else {_key(1900 + v), _key(2000 + v)}
+            e = r.end()
+    return vals, e
+
+
 def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int, int]]]:
     """Numbers written with digits, with their separators, scales and suffixes."""
     out, taken = _mixed_tokens(text, lang)
@@ -129,77 +211,14 @@ def _digit_quantities(text: str, lang: str) -> tuple[list[_Qty], list[tuple[int,
             continue
         if s > 0 and (text[s - 1].isalpha()):
             continue
-        groups = [("", m.group())]
-        e = m.end()
-        while True:
-            g = _GROUP_NEXT.match(text, e)
-            if not g:
-                break
-            sep, dig = g.group(1), g.group(2)
-            if sep in ".,":
-                groups.append((sep, dig))
-                e = g.end()
-                continue
-            if (
-                len(dig) == 3
-                and len(groups[0][1]) <= 3
-                and all(gs == sep and len(gd) == 3 for gs, gd in groups[1:])
-                and not compiled(r"[0-9][ \u00a0\u2009\u202f]$").search(text[max(0, s - 2) : s])
-            ):
-                groups.append((sep, dig))
-                e = g.end()
-                continue
-            break
+        groups, e = _digit_groups(text, m)
         if len(groups[0][1]) > 15:
             pos = e
             continue
         vals: set = _group_values(groups, lang)
         calque = calqued_thousands(groups, lang)
         optional = False
-        time = _TIME_NEXT.match(text, e) if len(groups) == 1 and len(groups[0][1]) <= 2 else None
-        if time and int(groups[0][1]) <= 24:
-            vals = _time_values(int(groups[0][1]), int(time.group(1)))
-            e = time.end()
-        ampm = _AMPM.match(text, e) if lang == "en" else None
-        if ampm and not time:
-            h = int(groups[0][1])
-            mins = int(groups[1][1]) if len(groups) == 2 and len(groups[1][1]) == 2 else 0
-            if h <= 12:
-                pm = ampm.group(1).lower() == "p"
-                vals = _time_values(h + (12 if pm and h < 12 else 0), mins)
-                e = ampm.end()
-        elif (o := _ORD_SUFFIX.match(text, e)) and lang == "en":
-            e = o.end()
-        elif (d := _DECADE_SUFFIX.match(text, e)) and lang == "en":
-            v = int(groups[0][1]) if len(groups) == 1 else None
-            if v is not None and v % 10 == 0:
-                vals |= {_key(v % 100)} if v >= 1000 else {_key(1900 + v), _key(2000 + v)}
-            e = d.end()
-        else:
-            currency = s > 0 and text[s - 1] in W.CURRENCY
-            adj = _ADJ_SCALE.match(text, e) if lang == "en" else None
-            word = _WORD_SCALE.match(text, e)
-            if adj:
-                scale = W.SCALE_SUFFIX.get(adj.group(1).lower())
-                if scale and (currency or len(adj.group(1)) > 1):
-                    vals = {_key(v * scale) for v in vals if isinstance(v, float)}
-                elif scale:  # a bare 5m / 5k: million or metres / kilometres
-                    vals |= {_key(v * scale) for v in vals if isinstance(v, float)}
-                e = adj.end()
-            elif word:
-                w = fold_ru(word.group(1))
-                scale = W.SCALE_SUFFIX.get(w)
-                if scale is None:
-                    scale = next((v for p, v in W.RU_SCALE_PREFIX if w.startswith(p)), None)
-                if scale is not None:
-                    vals = {_key(v * scale) for v in vals if isinstance(v, float)}
-                    e = word.end()
-            elif lang == "ru" and (r := _RU_SUFFIX.match(text, e)):
-                suf = r.group(1).lower()
-                v = int(groups[0][1]) if len(groups) == 1 else None
-                if v is not None and v % 10 == 0 and suf in ("х", "е", "ые", "ых", "ым"):
-                    vals |= {_key(v % 100)} if v >= 1000 else {_key(1900 + v), _key(2000 + v)}
-                e = r.end()
+        vals, e = _with_suffix(text, s, e, groups, vals, lang)
         if s > 0 and text[s - 1] in "'’" and len(groups) == 1 and len(groups[0][1]) == 2:
             vals |= {_key(1900 + int(groups[0][1])), _key(2000 + int(groups[0][1]))}
         # 2010-15: the short end of a range of years

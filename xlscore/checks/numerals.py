@@ -55,6 +55,59 @@ def _free_words(text: str, taken: list[tuple[int, int]]) -> list[tuple[str, int,
     ]
 
 
+def _en_number_run(
+    text: str, words: list[tuple[str, int, int]], i: int, art: bool
+) -> tuple[list[tuple[str, float]], int, int, bool]:
+    """The number words that make one number from ``words[i]`` on (``art``: it is the article
+    of ``a hundred``): their kinds and values, the index after them, where they end, and
+    whether they make a fraction (``two-fifths``, ``a third``)."""
+    e = words[i][2]
+    seq: list[tuple[str, float]] = []
+    j = i
+    end = e
+    fraction = False
+    while j < len(words):
+        wj, sj, ej = words[j]
+        lj = wj.lower()
+        if j > i:
+            gap = text[words[j - 1][2] : sj]
+            after_scale = gap.strip() == "and" and seq and seq[-1][0] == "scale"
+            if gap.strip(" -‑") and not after_scale:
+                break
+            if gap.strip() == "and" and lj not in W.EN_UNITS:
+                break
+        if j == i and art:
+            seq.append(("unit", 1))
+        elif lj in W.EN_UNITS:
+            v = W.EN_UNITS[lj]
+            if seq and not _can_follow(seq[-1], v):
+                break
+            seq.append(("unit", v))
+        elif lj in W.EN_ORDINALS:
+            v = W.EN_ORDINALS[lj]
+            if seq and seq[-1][0] == "unit" and seq[-1][1] < 10:
+                if v <= 2:
+                    break  # two first-half shots
+                fraction = True  # one-third, two-fifths
+            elif seq and not _can_follow(seq[-1], v):
+                break
+            if j == i and i > 0 and words[i - 1][0].lower() in ("a", "one", "final", "last"):
+                fraction = True
+            seq.append(("ord", v))
+            end = ej
+            j += 1
+            break
+        elif lj in W.EN_SCALES:
+            seq.append(("scale", W.EN_SCALES[lj]))
+        elif lj == "dozen" and seq:
+            seq.append(("scale", 12))
+        else:
+            break
+        end = ej
+        j += 1
+    return seq, j, end, fraction
+
+
 def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
     """English number words: ``three``, ``twenty-five``, ``a hundred``, ``first``, ``half``."""
     words = _free_words(text, taken)
@@ -91,49 +144,7 @@ def _en_word_quantities(text: str, taken: list[tuple[int, int]]) -> list[_Qty]:
             out.append(_Qty(frozenset(vals), (s, e), opt))
             i += 1
             continue
-        seq: list[tuple[str, float]] = []
-        j = i
-        end = e
-        fraction = False
-        while j < len(words):
-            wj, sj, ej = words[j]
-            lj = wj.lower()
-            if j > i:
-                gap = text[words[j - 1][2] : sj]
-                after_scale = gap.strip() == "and" and seq and seq[-1][0] == "scale"
-                if gap.strip(" -‑") and not after_scale:
-                    break
-                if gap.strip() == "and" and lj not in W.EN_UNITS:
-                    break
-            if j == i and art:
-                seq.append(("unit", 1))
-            elif lj in W.EN_UNITS:
-                v = W.EN_UNITS[lj]
-                if seq and not _can_follow(seq[-1], v):
-                    break
-                seq.append(("unit", v))
-            elif lj in W.EN_ORDINALS:
-                v = W.EN_ORDINALS[lj]
-                if seq and seq[-1][0] == "unit" and seq[-1][1] < 10:
-                    if v <= 2:
-                        break  # two first-half shots
-                    fraction = True  # one-third, two-fifths
-                elif seq and not _can_follow(seq[-1], v):
-                    break
-                if j == i and i > 0 and words[i - 1][0].lower() in ("a", "one", "final", "last"):
-                    fraction = True
-                seq.append(("ord", v))
-                end = ej
-                j += 1
-                break
-            elif lj in W.EN_SCALES:
-                seq.append(("scale", W.EN_SCALES[lj]))
-            elif lj == "dozen" and seq:
-                seq.append(("scale", 12))
-            else:
-                break
-            end = ej
-            j += 1
+        seq, j, end, fraction = _en_number_run(text, words, i, art)
         if seq:
             value = _combine(seq)
             optional = fraction or (

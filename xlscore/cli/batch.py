@@ -36,6 +36,22 @@ def add_batch_parser(sub) -> None:
         metavar="DIR",
         help="folder for the part-NNNNNN.parquet files",
     )
+    _add_cluster_options(p)
+    _add_column_options(p)
+    p.add_argument(
+        "--keep-text", action="store_true", help="copy source and translation into the output"
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="replace another job's output in the folder"
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_fields_option(p, DEFAULT_FIELDS)
+    add_model_options(p)
+    p.set_defaults(func=cmd_batch)
+
+
+def _add_cluster_options(p: argparse.ArgumentParser) -> None:
+    """Where the job runs: the Ray instance, its actors and their share of the machine."""
     p.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -72,6 +88,15 @@ def add_batch_parser(sub) -> None:
         default=ROWS_PER_FILE,
         help=f"rows per work unit and output file (default {ROWS_PER_FILE})",
     )
+    p.add_argument(
+        "--ray-temp",
+        metavar="DIR",
+        help="Ray's temporary files for a local instance (default TMPDIR/xlscore-ray-UID)",
+    )
+
+
+def _add_column_options(p: argparse.ArgumentParser) -> None:
+    """Which columns of the input files hold what, and what an empty text is."""
     p.add_argument("--source-col", default="source", help="column of sources (default source)")
     p.add_argument(
         "--translation-col",
@@ -94,21 +119,6 @@ def add_batch_parser(sub) -> None:
         help="score empty texts (at the floor, the lowest score; flagged 'empty') instead of "
         "marking them errors",
     )
-    p.add_argument(
-        "--keep-text", action="store_true", help="copy source and translation into the output"
-    )
-    p.add_argument(
-        "--overwrite", action="store_true", help="replace another job's output in the folder"
-    )
-    p.add_argument(
-        "--ray-temp",
-        metavar="DIR",
-        help="Ray's temporary files for a local instance (default TMPDIR/xlscore-ray-UID)",
-    )
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
-    add_fields_option(p, DEFAULT_FIELDS)
-    add_model_options(p)
-    p.set_defaults(func=cmd_batch)
 
 
 def cmd_batch(args: argparse.Namespace) -> int:

@@ -254,6 +254,19 @@ def _as_text(value) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
+def _text_problem(fields, allow_empty: bool) -> str | None:
+    """What is wrong with a row's two texts (``(column, value)`` each), if anything: a field
+    missing or not text, or empty (unless ``allow_empty``)."""
+    for name, value in fields:
+        if not isinstance(value, str):
+            if value is None:
+                return f"no field {name!r}"
+            return f"field {name!r} is {type(value).__name__}, not text"
+        if not allow_empty and not value.strip():
+            return f"empty {name!r} (use --allow-empty to score it at the floor, the lowest score)"
+    return None
+
+
 def read_unit(
     unit: Unit, columns: PairColumns = PairColumns(), *, allow_empty: bool = False
 ) -> UnitRows:
@@ -264,21 +277,9 @@ def read_unit(
     def add(line: int, record: dict | None, problem: str | None) -> None:
         record = record or {}
         src, mt = record.get(columns.source), record.get(columns.translation)
-        if problem is None:
-            for name, value in ((columns.source, src), (columns.translation, mt)):
-                if not isinstance(value, str):
-                    problem = (
-                        f"no field {name!r}"
-                        if value is None
-                        else f"field {name!r} is {type(value).__name__}, not text"
-                    )
-                    break
-                if not allow_empty and not value.strip():
-                    problem = (
-                        f"empty {name!r} (use --allow-empty to score it at the floor, the "
-                        "lowest score)"
-                    )
-                    break
+        problem = problem or _text_problem(
+            ((columns.source, src), (columns.translation, mt)), allow_empty
+        )
         rid = _as_text(record.get(columns.id))
         out.ids.append(rid if rid is not None else f"{path}:{line}")
         out.engines.append(_as_text(record.get(columns.engine)))

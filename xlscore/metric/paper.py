@@ -164,7 +164,7 @@ class PaperScorer:
         chunk_size: int,
         progress: bool = False,
     ) -> tuple[ProcrustesAligner, Idf | None, Baseline | None]:
-        """:meth:`settle` on a whole corpus read in chunks (checked lists), so that a score
+        """:meth:`fit_corpus` on a whole corpus read in chunks (checked lists), so that a score
         does not depend on the chunking: the texts as a single chunk sees them (normalised),
         and with ``alignment="corpus"`` the map fitted on the corpus first."""
         all_src = [normalize_text(s) for s in sources for _ in systems]

@@ -27,7 +27,7 @@ from xlscore.results import ScoreResult, Values, penalised
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
-    from xlscore.estimator.prediction import PairInputs, PassOutputs
+    from xlscore.estimator.prediction import Estimate, PairInputs, PassOutputs
 
 __all__ = [
     "CHECK_CAP",
@@ -242,35 +242,12 @@ class FinalScore:
             from xlscore.checks import counted
 
             findings = [counted(f) for f in corpus.findings or ()]
-        out = []
-        for r, e, sim, found, pair in zip(
-            results, estimates, similarity, findings, zip(sources, translations)
-        ):
-            if r.is_empty:  # nothing to estimate: the lowest score there is
-                out.append(
-                    replace(r, estimate=floor, adequacy=0.0, similarity=sim, score=floor - 2 * w)
-                )
-                continue
-            degen = degeneracy(*pair)
-            own = functools.partial(
-                estimator_score, e.score, foreign=r.foreign, similarity=sim, weight=w, floor=floor
+        return [
+            _with_estimate(r, e, sim, found, pair, floor=floor, weight=w, check_weight=b)
+            for r, e, sim, found, pair in zip(
+                results, estimates, similarity, findings, zip(sources, translations)
             )
-            score = own(findings=found, check_weight=b, degenerate=degen.share)
-            ruled = bool(b or degen.share)  # whether the rules could take points
-            out.append(
-                replace(
-                    r,
-                    estimate=e.score,
-                    adequacy=e.adequacy,
-                    error_spans=e.error_spans,
-                    similarity=sim,
-                    score=score,
-                    # what the rules took, as taken: nothing below the floor
-                    check_cost=own() - score if ruled else None,
-                    flags=r.flags + ("degenerate",) * (degen.flagged and not r.flags),
-                )
-            )
-        return out
+        ]
 
     def blend_consensus(
         self,
@@ -337,3 +314,39 @@ class FinalScore:
                 self.similarity.encoder().describe() if self.computes_similarity else None
             ),
         }
+
+
+def _with_estimate(
+    r: ScoreResult,
+    e: Estimate,
+    sim: float | None,
+    found: int | None,
+    pair: tuple[str, str],
+    *,
+    floor: float,
+    weight: float,
+    check_weight: float,
+) -> ScoreResult:
+    """One result with the estimator's part (:meth:`FinalScore.apply_estimator`): the
+    estimate ``e`` (its score, adequacy and error spans), the similarity ``sim``, the
+    ``found`` findings that count, and the score made of them; an empty pair the lowest
+    score there is."""
+    if r.is_empty:  # nothing to estimate: the lowest score there is
+        return replace(r, estimate=floor, adequacy=0.0, similarity=sim, score=floor - 2 * weight)
+    degen = degeneracy(*pair)
+    own = functools.partial(
+        estimator_score, e.score, foreign=r.foreign, similarity=sim, weight=weight, floor=floor
+    )
+    score = own(findings=found, check_weight=check_weight, degenerate=degen.share)
+    ruled = bool(check_weight or degen.share)  # whether the rules could take points
+    return replace(
+        r,
+        estimate=e.score,
+        adequacy=e.adequacy,
+        error_spans=e.error_spans,
+        similarity=sim,
+        score=score,
+        # what the rules took, as taken: nothing below the floor
+        check_cost=own() - score if ruled else None,
+        flags=r.flags + ("degenerate",) * (degen.flagged and not r.flags),
+    )

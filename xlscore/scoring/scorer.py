@@ -333,21 +333,55 @@ class XLScorer:
         self.last_engines = engines_part(self.final.describe()["consensus"], sources, systems)
         copies = warned_copies(systems, start)
         if runs_in_blocks(self):  # the estimator's fields alone: blocks beside the passes
-            from tqdm.auto import tqdm
+            yield from self._iter_blocks(
+                sources, systems, start, chunk_size, progress, on_pairs, workers, copies
+            )
+        else:
+            yield from self._iter_chunks(
+                sources, systems, variant, start, chunk_size, progress, on_pairs, copies
+            )
 
-            left = max(0, len(sources) - start) * len(systems)
-            with tqdm(total=left, desc="scoring", unit="pair", disable=not progress) as bar:
-                yield from score_blocks(
-                    self,
-                    sources,
-                    systems,
-                    workers=workers,
-                    start=start,
-                    chunk_pairs=chunk_size,
-                    on_pairs=on_pairs if on_pairs is not None or not progress else bar.update,
-                    copies=copies,
-                )
-            return
+    def _iter_blocks(
+        self,
+        sources: list[str],
+        systems: dict[str, list[str]],
+        start: int,
+        chunk_size: int,
+        progress: bool,
+        on_pairs: Callable[[int], None] | None,
+        workers: int,
+        copies: Mapping[str, str],
+    ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
+        """:meth:`iter_score` with the estimator's fields alone: blocks beside the passes
+        (:func:`xlscore.scoring.blocks.score_blocks`)."""
+        from tqdm.auto import tqdm
+
+        left = max(0, len(sources) - start) * len(systems)
+        with tqdm(total=left, desc="scoring", unit="pair", disable=not progress) as bar:
+            yield from score_blocks(
+                self,
+                sources,
+                systems,
+                workers=workers,
+                start=start,
+                chunk_pairs=chunk_size,
+                on_pairs=on_pairs if on_pairs is not None or not progress else bar.update,
+                copies=copies,
+            )
+
+    def _iter_chunks(
+        self,
+        sources: list[str],
+        systems: dict[str, list[str]],
+        variant: str,
+        start: int,
+        chunk_size: int,
+        progress: bool,
+        on_pairs: Callable[[int], None] | None,
+        copies: Mapping[str, str],
+    ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
+        """:meth:`iter_score` chunk by chunk in this process (the paper's columns, or the
+        similarity)."""
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None

@@ -6,9 +6,10 @@ the file stores them. Imported only when an estimator is trained, never on the s
 
 from __future__ import annotations
 
+import functools
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import TypeVar
@@ -17,6 +18,7 @@ import torch
 
 from xlscore.errors import XLScoreError
 from xlscore.estimator.network import EstimatorNetwork
+from xlscore.estimator.recipe import Recipe
 from xlscore.io.judgments import Judgment, rows_digest
 from xlscore.training.loop import (
     BatchTargets,
@@ -64,6 +66,62 @@ def fit(
         ``est``, trained, its weights compressed as its ``save`` stores them (so predictions
         before and after saving agree).
     """
+    _check_fit(est, datasets, start)
+    r = est.recipe
+    examples, encoded = _encoded_examples(est, datasets, corrupt)
+    data = [{"rows": len(d), "sha256": rows_digest(d)} for d in datasets]
+    identity: dict = {"base": est.base_fingerprint, "data": data}
+    if start is not None:
+        identity["start"] = start.describe()
+    trainable = est._trainable()
+    if r.heads_only:  # the fitted encoder and sentence head stay as they are
+        est.model.frozen_body = True
+        for name, p in est.model.named_parameters():
+            p.requires_grad = name.startswith(("word.", "meaning."))
+    initial = {k: v.detach().clone() for k, v in trainable.items()}
+
+    collate = _collator(est, examples, encoded)
+    plan = _planner(examples, [len(x) for x in encoded], datasets, r)
+    soup = {k: torch.zeros_like(v) for k, v in initial.items()}
+    est.log = TrainingLog()
+    for member in range(r.seeds):
+        seed = r.seed + member
+        with torch.no_grad():
+            for k, p in trainable.items():
+                p.copy_(initial[k])
+        est.model.reset_head(seed, sentence=not r.heads_only)
+        # with a soup, each member has its own checkpoint
+        ckpt = checkpoint and Path(checkpoint if r.seeds == 1 else f"{checkpoint}.seed{seed}")
+        log = train_loop(
+            est.model,
+            functools.partial(plan, seed=seed),
+            collate,
+            examples,
+            r,
+            head=est.model.head_modules(),
+            device=est.device,
+            checkpoint=ckpt or None,
+            seed=seed,
+            checkpoint_every=checkpoint_every,
+            progress=progress,
+            identity=identity,
+        )
+        for part in ("steps", "seconds", "epoch_loss", "epoch_parts"):  # the members' sum
+            setattr(est.log, part, getattr(est.log, part) + getattr(log, part))
+        for k, p in trainable.items():
+            soup[k] += p.detach() / r.seeds
+    _finish(est, trainable, soup, start, data)
+    return est
+
+
+def _check_fit(
+    est: EstimatorNetwork,
+    datasets: Sequence[Sequence[Judgment]],
+    start: EstimatorNetwork | None,
+) -> None:
+    """Refuse what :func:`fit` cannot train: data not given as sets, an estimator already
+    trained, a ``start`` model without a ``heads_only`` recipe; with ``heads_only``, take the
+    start model's encoder and sentence head."""
     if not datasets or isinstance(datasets[0], Judgment):
         raise TypeError("fit takes a list of data sets, each a list of Judgment")
     if est.fitted:
@@ -71,28 +129,84 @@ def fit(
             "this estimator is already trained (or loaded); fit a new "
             "QualityEstimator on its base model instead"
         )
-    r = est.recipe
-    if r.heads_only:
+    if est.recipe.heads_only:
         _take_fitted(est, start)
     elif start is not None:
         raise XLScoreError("start: only a recipe with heads_only starts from a fitted model")
+
+
+def _encoded_examples(
+    est: EstimatorNetwork,
+    datasets: Sequence[Sequence[Judgment]],
+    corrupt: Callable[..., object] | None,
+) -> tuple[list, list]:
+    """The training examples (with the recipe's synthetic corruptions, if any) and their
+    pairs encoded once, cut at the recipe's length."""
+    r = est.recipe
     if corrupt is None and r.synthetic > 0:
         from xlscore.training.corruptions import corrupt
     examples = make_examples(datasets, r, corrupt)
-    encoded, _ = est._encode(
-        [(e.source, e.translation) for e in examples], min(r.max_length, est.max_length)
-    )
-    lengths = [len(x) for x in encoded]
-    data = [{"rows": len(d), "sha256": rows_digest(d)} for d in datasets]
-    identity: dict = {"base": est.base_fingerprint, "data": data}
-    trainable = est._trainable()
-    if r.heads_only:  # the fitted encoder and sentence head stay as they are
-        est.model.frozen_body = True
-        for name, p in est.model.named_parameters():
-            p.requires_grad = name.startswith(("word.", "meaning."))
-    if start is not None:
-        identity["start"] = start.describe()
-    initial = {k: v.detach().clone() for k, v in trainable.items()}
+    pairs = [(e.source, e.translation) for e in examples]
+    encoded, _ = est._encode(pairs, min(r.max_length, est.max_length))
+    return examples, encoded
+
+
+def _planner(
+    examples: list, lengths: list[int], datasets: Sequence[Sequence[Judgment]], r: Recipe
+) -> Callable[..., list[list[int]]]:
+    """The batches of an epoch for a seed: ``plan(epoch, seed=SEED)`` (by length, or by
+    source with each data set's share of the batches, :func:`set_shares`)."""
+    groups: list[set[int]] = [set() for _ in datasets]
+    for e in examples:
+        groups[e.dataset].add(e.group)
+    units = [len(g - {-1}) for g in groups]
+    shares = set_shares(units, [d[0].lp for d in datasets], r)
+
+    def plan(epoch: int, *, seed: int) -> list[list[int]]:
+        rng = random.Random(seed * 1000 + epoch)
+        if r.batching == "length":
+            return plan_length_batches(lengths, r.batch_size, rng)
+        return plan_batches(examples, lengths, r.batch_size, rng, shares)
+
+    return plan
+
+
+def _finish(
+    est: EstimatorNetwork,
+    trainable: Mapping[str, torch.Tensor],
+    soup: dict[str, torch.Tensor],
+    start: EstimatorNetwork | None,
+    data: list[dict],
+) -> None:
+    """The soup's average into ``est``'s weights, compressed as its file stores them, and the
+    training's record in its metadata."""
+    r = est.recipe
+    with torch.no_grad():
+        for k, p in trainable.items():
+            p.copy_(soup[k])
+            p.requires_grad = False
+    est.model.frozen_body = False
+    # the delta is taken from the base's own weights, not from ``start``; heads learnt on a
+    # fitted model keep that model's delta as it was (compressing it again would move the
+    # sentence score), the new heads beside it
+    base = est._base_weights()
+    est._delta = est._compress(base) if start is None else _beside(start, est, base)
+    est.fitted = True
+    est.name = "custom"
+    # the training time stays out of the file, so that a rerun can give the same bytes
+    est.meta = {
+        "recipe": asdict(r),
+        "data": data,
+        **({"start": start.describe()} if start is not None else {}),
+        "training": {"steps": est.log.steps, "epoch_loss": est.log.epoch_loss},
+    }
+    est.digest, est.path = None, None
+
+
+def _collator(est: EstimatorNetwork, examples: list, encoded: list) -> Callable:
+    """The training loop's ``collate``: example indices -> the model's padded inputs and the
+    batch's targets (sentence targets and weights, groups, parents, ranks, the word labels of
+    a model with a word head)."""
 
     def collate(rows: list[int]):
         pos = {j: k for k, j in enumerate(rows)}
@@ -123,75 +237,7 @@ def fit(
             vector([e.word_weight for e in ex]),
         )
 
-    groups: list[set[int]] = [set() for _ in datasets]
-    for e in examples:
-        groups[e.dataset].add(e.group)
-    units = [len(g - {-1}) for g in groups]
-    shares = set_shares(units, [d[0].lp for d in datasets], r)
-    soup = {k: torch.zeros_like(v) for k, v in initial.items()}
-    est.log = TrainingLog()
-    for member in range(r.seeds):
-        seed = r.seed + member
-        with torch.no_grad():
-            for k, p in trainable.items():
-                p.copy_(initial[k])
-        est.model.reset_head(seed, sentence=not r.heads_only)
-        ckpt = (
-            None
-            if checkpoint is None
-            else (Path(checkpoint) if r.seeds == 1 else Path(f"{checkpoint}.seed{seed}"))
-        )
-
-        def batches(epoch: int, seed: int = seed) -> list[list[int]]:
-            if r.batching == "length":
-                return plan_length_batches(
-                    lengths, r.batch_size, random.Random(seed * 1000 + epoch)
-                )
-            return plan_batches(
-                examples, lengths, r.batch_size, random.Random(seed * 1000 + epoch), shares
-            )
-
-        log = train_loop(
-            est.model,
-            batches,
-            collate,
-            examples,
-            r,
-            head=est.model.head_modules(),
-            device=est.device,
-            checkpoint=ckpt,
-            seed=seed,
-            checkpoint_every=checkpoint_every,
-            progress=progress,
-            identity=identity,
-        )
-        est.log.steps += log.steps
-        est.log.seconds += log.seconds
-        est.log.epoch_loss += log.epoch_loss
-        est.log.epoch_parts += log.epoch_parts
-        for k, p in trainable.items():
-            soup[k] += p.detach() / r.seeds
-    with torch.no_grad():
-        for k, p in trainable.items():
-            p.copy_(soup[k])
-            p.requires_grad = False
-    est.model.frozen_body = False
-    # the delta is taken from the base's own weights, not from ``start``; heads learnt on a
-    # fitted model keep that model's delta as it was (compressing it again would move the
-    # sentence score), the new heads beside it
-    base = est._base_weights()
-    est._delta = est._compress(base) if start is None else _beside(start, est, base)
-    est.fitted = True
-    est.name = "custom"
-    # the training time stays out of the file, so that a rerun can give the same bytes
-    est.meta = {
-        "recipe": asdict(r),
-        "data": data,
-        **({"start": start.describe()} if start is not None else {}),
-        "training": {"steps": est.log.steps, "epoch_loss": est.log.epoch_loss},
-    }
-    est.digest, est.path = None, None
-    return est
+    return collate
 
 
 def _take_fitted(est: EstimatorNetwork, start: EstimatorNetwork | None) -> None:

@@ -43,7 +43,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
@@ -220,9 +220,72 @@ def train_loop(
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)
     opt = torch.optim.AdamW(_param_groups(model, head, recipe), weight_decay=recipe.weight_decay)
-    # the run's length in steps: ``epochs`` times the first epoch's number of batches (later
-    # epochs may have a few batches more or less, so the last one can spill over a little)
-    per_epoch = len(batches_for_epoch(0))
+    total, factor = _schedule(recipe, len(batches_for_epoch(0)))
+    step, run = 0, _EpochLoss(TrainingLog())
+    ckpt = Path(checkpoint) if checkpoint else None
+    identity = {"recipe": asdict(recipe), "seed": seed, **(identity or {})}
+    if ckpt is not None and ckpt.exists():
+        step, log, (run.total, run.n), run.parts = _load_checkpoint(ckpt, model, opt, identity)
+        run.log = log
+    dtype = training_dtype(device)
+    model.train()
+    bar = tqdm(total=total, initial=step, desc="training", unit="step", disable=not progress)
+    start = time.time() - run.log.seconds
+    epoch, offset = _position(batches_for_epoch, step)
+    if offset == 0:  # saved at the end of an epoch, before its loss was logged
+        run.end()
+    while step < total:
+        for b in batches_for_epoch(epoch)[offset:]:
+            if step >= total:
+                break
+            for g in opt.param_groups:
+                g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step, g.get("body", True))
+            run.add(_step(model, opt, collate(b), recipe, device, dtype, run.parts))
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{run.total / run.n:.3f}")
+            if ckpt is not None and (step % checkpoint_every == 0 or step == total):
+                run.log.steps, run.log.seconds = step, time.time() - start
+                _save_checkpoint(
+                    ckpt, model, opt, step, run.log, identity, (run.total, run.n), run.parts
+                )
+        run.end()
+        epoch, offset = epoch + 1, 0
+    run.end()  # resumed from the final checkpoint
+    bar.close()
+    model.eval()
+    run.log.steps, run.log.seconds = step, time.time() - start
+    return run.log
+
+
+@dataclass
+class _EpochLoss:
+    """The loss of the epoch under way (its sum over ``n`` batches, and its parts' sums) and
+    the log that each finished epoch's means go to."""
+
+    log: TrainingLog
+    total: float = 0.0
+    n: int = 0
+    parts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(LOSS_PARTS, 0.0))
+
+    def add(self, loss: float) -> None:
+        self.total, self.n = self.total + loss, self.n + 1
+
+    def end(self) -> None:
+        """Log the epoch's mean loss and parts (if it had a batch) and start the next."""
+        if self.n:
+            self.log.epoch_loss.append(self.total / self.n)
+            self.log.epoch_parts.append({k: v / self.n for k, v in self.parts.items()})
+            self.parts = dict.fromkeys(LOSS_PARTS, 0.0)
+        self.total, self.n = 0.0, 0
+
+
+def _schedule(recipe: Recipe, per_epoch: int) -> tuple[int, Callable[[int, bool], float]]:
+    """The run's length in steps and its learning-rate factor at a step (``body``: for the
+    encoder's parameters, which wait ``recipe.frozen_start`` epochs while the heads learn):
+    linear warm-up, then linear decay to 0. The length is ``epochs`` times the first epoch's
+    number of batches (later epochs may have a few batches more or less, so the last one can
+    spill over a little)."""
     total = max(1, math.ceil(per_epoch * recipe.epochs))
     warm = max(1, int(recipe.warmup * total))
     frozen = math.ceil(recipe.frozen_start * per_epoch)  # steps in which only the heads learn
@@ -232,80 +295,52 @@ def train_loop(
             return 0.0
         return (step + 1) / warm if step < warm else max(0.0, (total - step) / max(1, total - warm))
 
-    log, step = TrainingLog(), 0
-    epoch_sum, epoch_n = 0.0, 0
-    part_sums = dict.fromkeys(LOSS_PARTS, 0.0)
-    ckpt = Path(checkpoint) if checkpoint else None
-    identity = {"recipe": asdict(recipe), "seed": seed, **(identity or {})}
-    if ckpt is not None and ckpt.exists():
-        step, log, (epoch_sum, epoch_n), part_sums = _load_checkpoint(ckpt, model, opt, identity)
+    return total, factor
 
-    def end_epoch() -> None:
-        log.epoch_loss.append(epoch_sum / epoch_n)
-        log.epoch_parts.append({k: v / epoch_n for k, v in part_sums.items()})
-        part_sums.update(dict.fromkeys(LOSS_PARTS, 0.0))
 
-    dtype = training_dtype(device)
-    with_meaning = bool(getattr(model, "use_meaning", False))
-    model.train()
-    bar = tqdm(total=total, initial=step, desc="training", unit="step", disable=not progress)
-    start = time.time() - log.seconds
-    # epochs may differ a little in their number of batches (units are packed): find the
-    # epoch and position of ``step`` by walking the epochs' plans
+def _position(batches_for_epoch: Callable[[int], list[list[int]]], step: int) -> tuple[int, int]:
+    """The epoch of ``step`` and its position in that epoch's plan. Epochs may differ a little
+    in their number of batches (units are packed): the epochs' plans are walked."""
     epoch, offset = 0, step
     while offset >= len(batches_for_epoch(epoch)):
         offset -= len(batches_for_epoch(epoch))
         epoch += 1
-    if offset == 0 and epoch_n:  # saved at the end of an epoch, before its loss was logged
-        end_epoch()
-        epoch_sum, epoch_n = 0.0, 0
-    while step < total:
-        for b in batches_for_epoch(epoch)[offset:]:
-            if step >= total:
-                break
-            for g in opt.param_groups:
-                g["lr"] = g.setdefault("initial_lr", g["lr"]) * factor(step, g.get("body", True))
-            inputs, targets = collate(b)
-            with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                out = model(*inputs, parts=True) if with_meaning else model(*inputs)
-            pred, words, meaning = out if with_meaning else (*_pair(out), None)
-            parts: dict[str, float] = {}
-            loss = batch_loss(
-                pred.float(),
-                targets,
-                recipe,
-                words,
-                None if meaning is None else meaning[:, 2],
-                parts=parts,
-            )
-            for k, v in parts.items():
-                part_sums[k] += v
-            if loss.requires_grad:  # (heads on frozen states: a batch may teach them nothing)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(
-                    [p for p in model.parameters() if p.requires_grad], 1.0
-                )
-                opt.step()
-                opt.zero_grad(set_to_none=True)
-            step += 1
-            epoch_sum, epoch_n = epoch_sum + loss.item(), epoch_n + 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{epoch_sum / epoch_n:.3f}")
-            if ckpt is not None and (step % checkpoint_every == 0 or step == total):
-                log.steps, log.seconds = step, time.time() - start
-                _save_checkpoint(
-                    ckpt, model, opt, step, log, identity, (epoch_sum, epoch_n), part_sums
-                )
-        if epoch_n:
-            end_epoch()
-        epoch_sum, epoch_n = 0.0, 0
-        epoch, offset = epoch + 1, 0
-    if epoch_n:  # resumed from the final checkpoint
-        end_epoch()
-    bar.close()
-    model.eval()
-    log.steps, log.seconds = step, time.time() - start
-    return log
+    return epoch, offset
+
+
+def _step(
+    model: torch.nn.Module,
+    opt: torch.optim.Optimizer,
+    batch: tuple,
+    recipe: Recipe,
+    device: torch.device,
+    dtype: torch.dtype | None,
+    part_sums: dict[str, float],
+) -> float:
+    """One optimisation step on a collated ``(inputs, targets)`` batch; the loss's parts are
+    added to ``part_sums``. Returns the batch's loss."""
+    inputs, targets = batch
+    with_meaning = bool(getattr(model, "use_meaning", False))
+    with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+        out = model(*inputs, parts=True) if with_meaning else model(*inputs)
+    pred, words, meaning = out if with_meaning else (*_pair(out), None)
+    parts: dict[str, float] = {}
+    loss = batch_loss(
+        pred.float(),
+        targets,
+        recipe,
+        words,
+        None if meaning is None else meaning[:, 2],
+        parts=parts,
+    )
+    for k, v in parts.items():
+        part_sums[k] += v
+    if loss.requires_grad:  # (heads on frozen states: a batch may teach them nothing)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return loss.item()
 
 
 def _param_groups(model: torch.nn.Module, head: torch.nn.Module, recipe: Recipe) -> list[dict]:

@@ -294,6 +294,27 @@ def _phrases(s: str) -> list[str]:
     return out
 
 
+def _added_adjective(text: str, toks: list, i: int, rng: random.Random) -> Corruption | None:
+    """An adjective the text lacks, agreeing with the noun ``toks[i]``, inserted before it
+    (the first of :data:`W.ADDED_ADJECTIVES`, in a random order, that inflects)."""
+    like = _in_context(text, toks, i, _first(toks[i].text)).tag
+    present = {fold_ru(x.text) for x in toks}
+    for adj in rng.sample(W.ADDED_ADJECTIVES, len(W.ADDED_ADJECTIVES)):
+        base = _lemma(adj, ("ADJF",))
+        want = {"ADJF", _case(like) or "nomn", str(like.number or "sing")}
+        if "sing" in want and like.gender in ("masc", "femn", "neut"):
+            want.add(str(like.gender))
+        if _case(like) == "accs" and like.animacy:
+            want.add(str(like.animacy))
+        form = (
+            None if base is None else (base.inflect(want) or base.inflect(want - {"anim", "inan"}))
+        )
+        if form is not None and fold_ru(form.word) not in present:
+            word = _style("", form.word, text)
+            return _make("addition", text, [(toks[i].start, toks[i].start, word + " ")])
+    return None
+
+
 @_kind
 def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]) -> Corruption | None:
     """Insert what the source does not say: an adjective before a noun, an adverb before
@@ -324,25 +345,7 @@ def addition(source: str, text: str, rng: random.Random, pool: Sequence[str]) ->
         return None
     how = rng.choice(options)
     if how == "adj":
-        i = rng.choice(nouns)
-        like = _in_context(text, toks, i, _first(toks[i].text)).tag
-        present = {fold_ru(x.text) for x in toks}
-        for adj in rng.sample(W.ADDED_ADJECTIVES, len(W.ADDED_ADJECTIVES)):
-            base = _lemma(adj, ("ADJF",))
-            want = {"ADJF", _case(like) or "nomn", str(like.number or "sing")}
-            if "sing" in want and like.gender in ("masc", "femn", "neut"):
-                want.add(str(like.gender))
-            if _case(like) == "accs" and like.animacy:
-                want.add(str(like.animacy))
-            form = (
-                None
-                if base is None
-                else (base.inflect(want) or base.inflect(want - {"anim", "inan"}))
-            )
-            if form is not None and fold_ru(form.word) not in present:
-                word = _style("", form.word, text)
-                return _make("addition", text, [(toks[i].start, toks[i].start, word + " ")])
-        return None
+        return _added_adjective(text, toks, rng.choice(nouns), rng)
     if how == "adv":
         i = rng.choice(verbs)
         at = toks[i - 1].start if fold_ru(toks[i - 1].text) == "не" else toks[i].start
