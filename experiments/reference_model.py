@@ -408,8 +408,12 @@ def student_table(data_dir: Path, students: list[str]) -> list[str]:
     return [
         "Reference-free estimators (no reference, no other engine) trained on the reference "
         "model's labels of `enru-general` outputs (`experiments/teacher_student.py`), beside "
-        "today's default (`rtm15`). Each set read by a model that never trained on it: the "
-        "students trained on no judged row, and their teacher on none of these sets. Many-engine "
+        "today's default (`rtm15`): `tsc1` on those labels alone (variant c), `tsa1` on them "
+        "and then on a protocol fold's human rows (variant a: `tsc1`'s encoder, a new head, "
+        "the default's human rows of the fold, en-ru MQM and DA without IT). Each set read by "
+        "a model that never trained on it: `tsc1` trained on no judged row, `tsa1`'s sets are "
+        "read by the fold model that left them out, and their teacher trained on none of "
+        "these sets. Many-engine "
         "sets: per-segment Kendall of the estimate / of the default's blend with the engines "
         "together (system Kendall of the blend); `bio-rows`, WMT22 dev (`qe22`), IT and MLQE-PE: "
         "Spearman of the estimate.",

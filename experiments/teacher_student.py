@@ -21,7 +21,13 @@ and ``lodo-qe22``): it trained on no row of a judged set, and the file holds no 
 held-out set, so :mod:`sets` reads every set with it but those its teacher trained on (en-ru
 DA, en-de newstest2020, zh-en newstest2020 and 2021). With ``--human FOLD`` (variant b: one
 mixture) the labels are one training set beside that protocol fold's human rows (the
-default's: en-ru MQM and DA, without IT), and the file is that fold's model only.
+default's: en-ru MQM and DA, without IT), and the file is that fold's model only. With
+``--after STUDENT --human FOLD`` (variant a: teacher labels first, then the human labels) the
+model starts from that student's encoder (``STUDENT``'s ``lodo-news`` file, trained on teacher
+labels only) and learns the fold's human rows alone, a new sentence head on it:
+
+    python experiments/teacher_student.py train --data-dir ../shared/data --after tsc1 \
+        --human lodo-news --model-id tsa1
 """
 
 from __future__ import annotations
@@ -104,11 +110,26 @@ def read_labels(path: Path) -> list[Judgment]:
     return out
 
 
+def start_from(est, path: Path) -> None:
+    """Copy a fitted model's encoder into ``est`` (untrained, the same base): ``fit`` then
+    trains on from it, a new sentence head on top (variant a)."""
+    import torch
+
+    from xlscore.estimator.model import QualityEstimator
+
+    theirs = QualityEstimator.load(path, dtype="fp32").model.state_dict()
+    mine = est.model.state_dict()
+    with torch.no_grad():
+        for k, v in mine.items():
+            if k.startswith("encoder."):
+                v.copy_(theirs[k])
+
+
 def cmd_train(args) -> None:
     from xlscore.estimator.model import QualityEstimator
     from xlscore.training import fit
 
-    rows = read_labels(labels_path(args.teacher, args.sources))
+    rows = [] if args.after else read_labels(labels_path(args.teacher, args.sources))
     human: list[list[Judgment]] = []
     if args.human:  # variant b: one mixture with the human rows of that protocol fold
         cfg = {"it": False, "it_sample": 0, "da": True}
@@ -120,18 +141,24 @@ def cmd_train(args) -> None:
     out.mkdir(parents=True, exist_ok=True)
     recipe = replace(RECIPE, epochs=args.epochs)
     note = f"student of {args.teacher}'s labels of {len(rows)} enru-general outputs"
+    if args.after:
+        note = f"{args.after} (a student of teacher labels), then each fold's human rows"
     config = {
         "recipe": asdict(recipe),
         "it": False,
         "it_sample": 0,
         "da": bool(args.human),
-        "note": note + (f", mixed with the {args.human} fold's human rows" if args.human else ""),
+        "note": note
+        + (f", mixed with the {args.human} fold's human rows" if args.human and rows else ""),
     }
     (CACHE / args.model_id / "config.json").write_text(json.dumps(config, indent=1))
     if not (out / "full.safetensors").exists():
         t0 = time.time()
         est = QualityEstimator(recipe=recipe)
-        fit(est, [rows, *human], progress=not args.quiet, checkpoint=out / "train.ckpt")
+        if args.after:
+            start_from(est, CACHE / args.after / "lodo-news" / "full.safetensors")
+        sets = [rows, *human] if rows else human
+        fit(est, sets, progress=not args.quiet, checkpoint=out / "train.ckpt")
         est.save(out / "full.safetensors", name=f"{args.model_id}")
         (out / "log.json").write_text(
             json.dumps(
@@ -165,8 +192,15 @@ def main() -> None:
         choices=("lodo-news", "lodo-qe22"),
         help="train: mixed with this protocol fold's human rows (variant b; that fold only)",
     )
+    ap.add_argument(
+        "--after",
+        help="train: start from this teacher-labelled student's encoder and learn the --human "
+        "fold's human rows only (variant a)",
+    )
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
+    if args.after and not args.human:
+        ap.error("--after needs --human FOLD: the human rows it learns after the teacher's")
     {"label": cmd_label, "train": cmd_train}[args.command](args)
 
 

@@ -136,3 +136,44 @@ def test_labels_are_read_back_as_one_set_of_judgments_grouped_by_source(tmp_path
 @pytest.mark.parametrize("pair", rm.RELEASES)
 def test_no_release_the_model_trains_on_is_a_set_it_reads(pair):
     assert pair != ("en-de", "newstest2021")  # its sources are en-ru newstest's
+
+
+def test_variant_a_trains_on_from_the_students_encoder_with_a_new_head(tmp_path, unigram_dir):
+    """``teacher_student.start_from``: the student's encoder weights, exactly; the sentence
+    head is not taken (``fit`` starts a new one), and a model that did not start from it
+    differs."""
+    import torch
+
+    from xlscore.estimator.model import QualityEstimator
+    from xlscore.training import fit
+    from xlscore.training.loop import Recipe
+
+    recipe = Recipe(
+        epochs=1, batch_size=4, lr=1e-2, delta_rank=0, seed=1, synthetic=0.0, word_weight=0.0
+    )
+    rows = [
+        Judgment(f"n:{i}", f"s{k}", f"the cat {i}", "кусок" * (k + 1), float(k))
+        for i in range(4)
+        for k in range(3)
+    ]
+    student = fit(QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32"), [rows])
+    path = student.save(tmp_path / "student.safetensors")
+    fresh = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32")
+    ts.start_from(fresh, path)
+    theirs = QualityEstimator.load(path, dtype="fp32").model.state_dict()
+    mine = fresh.model.state_dict()
+    encoder = [k for k in mine if k.startswith("encoder.")]
+    assert encoder and all(torch.equal(mine[k], theirs[k]) for k in encoder)
+    head = [k for k in mine if k.startswith("head.")]
+    assert head and not all(torch.equal(mine[k], theirs[k]) for k in head)
+    plain = QualityEstimator(str(unigram_dir), recipe=recipe, dtype="fp32").model.state_dict()
+    assert not all(torch.equal(plain[k], theirs[k]) for k in encoder)
+
+
+def test_variant_a_needs_the_fold_whose_human_rows_it_learns(monkeypatch, capsys):
+    monkeypatch.setattr(
+        sys, "argv", ["teacher_student.py", "train", "--data-dir", ".", "--after", "tsc1"]
+    )
+    with pytest.raises(SystemExit) as stop:
+        ts.main()
+    assert stop.value.code == 2 and "--after needs --human FOLD" in capsys.readouterr().err
