@@ -321,7 +321,7 @@ def _replayed(scorer, src: list[str], mt: list[str]) -> None:
     encoders = (scorer.ru, scorer.similarity.encoder())
     if "paper" in scorer.fields:
         encoders += (scorer.en,)
-    runs = "paper" in scorer.fields or scorer.final.computes_similarity
+    runs = "paper" in scorer.fields or scorer.plan.similarity
     for enc in {id(e): e for e in encoders}.values() if runs else ():
         forward = _Replay(enc.model.forward)
         enc.model.forward = forward

@@ -15,7 +15,8 @@ from xlscore.batch.consensus_pass import alike_engines, consensus_group, copies_
 from xlscore.errors import DuplicateEnginesWarning
 from xlscore.metric.consensus import copy_engines, duplicate_engines, source_key
 from xlscore.results import ScoreResult
-from xlscore.scoring.blend import FinalScore
+from xlscore.scoring.blend import ScoreBlend
+from xlscore.scoring.plan import Plan
 
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
@@ -23,12 +24,13 @@ TEXTS = ["Кот сидит на ковре.", "Кот сидит на ковр�
 
 
 def _score_path(texts: list[str], scores: list[float], floor: float) -> list[float]:
-    """The scores ``xlscore score`` gives a group: FinalScore.blend_consensus with the paper's
+    """The scores ``xlscore score`` gives a group: ScoreBlend.blend_consensus with the paper's
     weight (no estimator: floor -1, weight 1) or the given floor's estimator stand-in."""
     est = types.SimpleNamespace(
         floor=floor, similarity_weight=0.0, formula=types.SimpleNamespace(consensus_weight=2.0)
     )
-    final = FinalScore(est, consensus=True, fields=frozenset({"score"}), similarity=None)
+    plan = Plan(frozenset({"score"}), True, False, False, True, False, ())
+    final = ScoreBlend(est, plan=plan, similarity=None)
     corpus = types.SimpleNamespace(given=texts)
     results = [ScoreResult(score=s) for s in scores]
     return [r.score for r in final.blend_consensus(corpus, results, [range(len(texts))])]

@@ -117,7 +117,7 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
     assert scorer.paper.maps.last is None  # no map was fitted
     corpus = scorer.anchoring.prepare(
         distinct_pairs(SOURCES[:1], TRANSLATIONS[:1]),
-        vectors=scorer.final.computes_similarity,
+        vectors=scorer.plan.similarity,
         translate=False,
     )
     with pytest.raises(XLScoreError, match="without the paper's columns"):

@@ -132,6 +132,7 @@ LAYERS = (
             "xlscore.finding",
             "xlscore.fields",
             "xlscore.results",
+            "xlscore.signature",
             "xlscore.text",
         ),
     ),
@@ -300,10 +301,10 @@ def test_the_scorer_is_one_class_in_one_file_over_its_components():
     from xlscore.metric.mapping import Maps
     from xlscore.metric.paper import PaperScorer
     from xlscore.metric.similarity import Similarity
-    from xlscore.scoring.blend import FinalScore
+    from xlscore.scoring.blend import ScoreBlend
     from xlscore.scoring.scorer import XLScorer
 
-    for cls in (XLScorer, PaperScorer, Maps, Anchoring, Similarity, FinalScore):
+    for cls in (XLScorer, PaperScorer, Maps, Anchoring, Similarity, ScoreBlend):
         assert cls.__bases__ == (object,), cls
     tree = ast.parse((PACKAGE / "scoring" / "scorer.py").read_text(encoding="utf-8"))
     (scorer,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "XLScorer"]

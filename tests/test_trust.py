@@ -177,7 +177,7 @@ def test_every_score_is_at_least_the_floor(
 @given(st.lists(st.tuples(scores, st.floats(0, 100)), min_size=3, max_size=14))
 def test_the_consensus_takes_no_score_below_the_floor(group):
     """Any group of scores at or above the floor, any agreement: blended, then held at the
-    floor as FinalScore.blend_consensus holds it."""
+    floor as ScoreBlend.blend_consensus holds it."""
     own = [max(-4.0, s) for s, _ in group]
     blended = blend(own, [a for _, a in group], 2.0)
     held = [max(b, min(o, -4.0)) for b, o in zip(blended, own)]
@@ -392,7 +392,7 @@ def test_the_signature_names_only_the_settings_that_acted():
     the columns they do."""
     from xlscore.cli.main import build_parser
     from xlscore.cli.options import settings_before_loading
-    from xlscore.scoring.signature import PAPER_ONLY, signature_line
+    from xlscore.signature import PAPER_ONLY, signature_of
 
     def before(*extra: str) -> str:
         return settings_before_loading(
@@ -411,7 +411,7 @@ def test_the_signature_names_only_the_settings_that_acted():
         "rescale": False, "consensus": "chrF*1>=3", "baseline": None, "lexicon": "lex",
         "words": "w", "translator": "dictionary", "alignment": "corpus", "similarity": None,
     }  # fmt: skip
-    without = signature_line({**d, "fields": ["score", "evidence"]}, None)
-    assert not [p for p in without.split("|") if p.partition(":")[0] in PAPER_ONLY]
-    with_paper = signature_line({**d, "fields": ["score", "evidence", "paper"]}, None)
-    assert {p.partition(":")[0] for p in with_paper.split("|")} >= set(PAPER_ONLY)
+    without = signature_of({**d, "fields": ["score", "evidence"]}, None)
+    assert not [k for k, _ in without.parts if k in PAPER_ONLY]
+    with_paper = signature_of({**d, "fields": ["score", "evidence", "paper"]}, None)
+    assert {k for k, _ in with_paper.parts} >= set(PAPER_ONLY)

@@ -134,7 +134,7 @@ class ScoreResult:
             (:func:`xlscore.checks.counted`), for at most four of them
             (``check_cost``). Without one: F1 with the foreign-text penalty. When three or
             more candidates of one source are scored together (consensus on), the candidates'
-            agreement is blended in: :meth:`xlscore.scoring.blend.FinalScore.blend_consensus`.
+            agreement is blended in: :meth:`xlscore.scoring.blend.ScoreBlend.blend_consensus`.
             Never below the floor, an empty translation's score (-4 with the default
             estimator, -1 for the paper's F1).
         estimate: the quality estimator's prediction (``None`` without an estimator), before

@@ -260,7 +260,7 @@ def scorer_options(args: argparse.Namespace) -> dict:
 
 
 def settings_before_loading(args: argparse.Namespace) -> str:
-    """The parts of the signature (:func:`xlscore.scoring.signature.signature_line`) that the
+    """The parts of the signature (:func:`xlscore.signature.signature_of`) that the
     options give before any model loads, as the signature writes them (``xlscore:0.1.0|
     fields:score+evidence``, with ``est:no`` and ``cons:no`` when they are off, and the
     paper's ``variant``, ``idf`` and ``rescale`` when its columns are computed): what
@@ -268,7 +268,7 @@ def settings_before_loading(args: argparse.Namespace) -> str:
     need the models."""
     from xlscore._version import __version__
     from xlscore.fields import FIELDS, resolve_fields
-    from xlscore.scoring.signature import PAPER_ONLY
+    from xlscore.signature import PAPER_ONLY, Signature
 
     opts = scorer_options(args)
     preset = PRESETS[args.preset]
@@ -287,9 +287,10 @@ def settings_before_loading(args: argparse.Namespace) -> str:
         parts["cons"] = "no"
     if not args.rescale:
         parts["rescale"] = "no"
+    sig = Signature(tuple(parts.items()))
     if "paper" not in chosen:  # the paper's settings act on nothing: the signature's rule
-        parts = {k: v for k, v in parts.items() if k not in PAPER_ONLY}
-    return "|".join(f"{k}:{v}" for k, v in parts.items())
+        sig = sig.without(PAPER_ONLY)
+    return sig.format()
 
 
 def build_scorer(args: argparse.Namespace):

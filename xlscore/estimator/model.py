@@ -16,7 +16,7 @@ shipped estimator (:data:`SHIPPED`) is checked against its SHA-256 digest before
 ``est:NAME#digest`` names it in signatures. A file may also carry a ``similarity_weight``
 ``w``: the scorer's ``score`` is then the prediction minus ``w`` times one minus the
 cross-lingual all-words BERTScore F1 of the untrained ``pack:e5-small``
-(:meth:`xlscore.scoring.blend.FinalScore.apply_estimator`) — the shipped default gives it no weight,
+(:meth:`xlscore.scoring.blend.ScoreBlend.apply_estimator`) — the shipped default gives it no weight,
 since it ranks the literal rendering of strong engines first (docs/estimator.md).
 A ``check_weight`` ``b`` subtracts ``b`` per finding of the checks that measured precise on
 machine output (:func:`xlscore.checks.counted`: numbers, a dropped

@@ -77,12 +77,12 @@ class EstimatorNetwork:
         self.max_length = min(PREDICT_MAX_LENGTH, max_tokens(encoder, self.tokenizer))
         self.floor = FLOOR
         # weight of the cross-lingual similarity the scorer adds to the prediction (0: none);
-        # see FinalScore.apply_estimator
+        # see ScoreBlend.apply_estimator
         self.similarity_weight = 0.0
         # what the scorer subtracts per reliable check finding (0: none); same place
         self.check_weight = 0.0
         # weight of the candidates' consensus when three or more translations of one source
-        # are scored together (0: none); see FinalScore.blend_consensus
+        # are scored together (0: none); see ScoreBlend.blend_consensus
         self.consensus_weight = 0.0
         # how the word head's probabilities and the rules become error spans (None: the head's
         # probabilities at the recipe's span_threshold); stored in the file

@@ -14,6 +14,7 @@ from xlscore.errors import InputError
 from xlscore.fields import ALL
 from xlscore.io import schema
 from xlscore.results import EMPTY_FLAGS
+from xlscore.signature import Signature
 
 
 @dataclass
@@ -366,12 +367,12 @@ def check_resumable(path: Path, run: str) -> None:
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror}", path=path) from None
     old, new = _settings(first), _settings(run)
-    if not old:
+    if not old.parts:
         raise InputError(
             "cannot resume: its first line is not an xlscore header; remove it or drop --resume",
             path=path,
         )
-    diff = [k for k in new if old.get(k) != new[k]]
+    diff = new.differing(old)
     if diff:
         raise InputError(
             "cannot resume: the file was written with other settings or inputs ("
@@ -381,35 +382,34 @@ def check_resumable(path: Path, run: str) -> None:
         )
 
 
-def _settings(line: str) -> dict[str, str]:
-    """The settings a first line names, by key: each part of the signature
-    (``est:...``, ``ru:...``) and the run's ``inputs:``, ``format:`` and ``chunk:``."""
+def _settings(line: str) -> Signature:
+    """The settings a first line names, as one signature: the run's ``inputs:``,
+    ``format:`` and ``chunk:``, then each part of the scorer's signature (``est:...``,
+    ``ru:...``); no part for a line that is not an xlscore header."""
     line = line.removeprefix("# ")
     if line.startswith("{"):
         try:
             line = str(json.loads(line).get("xlscore", ""))
         except (ValueError, AttributeError):
-            return {}
-    out = {}
-    for token in line.split():
-        for part in token.split("|"):
-            key, _, value = part.partition(":")
-            out[key] = value
-    return out
+            return Signature(())
+    try:
+        return Signature(tuple(p for t in line.split() for p in Signature.parse(t).parts))
+    except ValueError:  # a part without a key: not a header this package wrote
+        return Signature(())
 
 
 def setting_differences(old: str, new: str) -> str:
     """Which settings differ between a file's first line and this run's, in words."""
     a, b = _settings(old), _settings(new)
-    if not a:
+    if not a.parts:
         return "its first line is not an xlscore header"
-    return _differences([k for k in dict.fromkeys([*b, *a]) if a.get(k) != b.get(k)], a, b)
+    return _differences(list(dict.fromkeys([*b.differing(a), *a.differing(b)])), a, b)
 
 
-def _differences(diff: list[str], a: dict[str, str], b: dict[str, str]) -> str:
+def _differences(diff: list[str], a: Signature, b: Signature) -> str:
     """The settings ``diff`` that differ between a file's (``a``) and this run's (``b``)."""
     said = [
-        f"{k}: {a.get(k, '(none)')} in the file, {b.get(k, '(none)')} now"
+        f"{k}: {dict(a.parts).get(k, '(none)')} in the file, {dict(b.parts).get(k, '(none)')} now"
         if k != "inputs"
         else "the input files or engine names differ"
         for k in diff

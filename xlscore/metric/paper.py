@@ -108,7 +108,7 @@ class PaperScorer:
         return checked_variant(variant, self.variant)
 
     def describe(self, *, english: bool = True) -> dict:
-        """This part's settings in the scorer's description (:mod:`xlscore.scoring.signature`);
+        """This part's settings in the scorer's description (:mod:`xlscore.signature`);
         ``english=False``: ``None`` for the English encoder (not loaded for it)."""
         baseline = self.baseline or self.last_baseline
         return {

@@ -3,4 +3,4 @@ one entry) cuts the corpus into blocks (:mod:`~xlscore.scoring.blocks`: prepared
 estimator's passes, finished), runs the rule checks once per pair
 (:mod:`~xlscore.scoring.rule_checks`), blends each pair's parts into its score
 (:mod:`~xlscore.scoring.blend`: the estimate, the checks, the consensus, the floor) and signs
-the settings that acted (:mod:`~xlscore.scoring.signature`)."""
+the settings that acted (:mod:`xlscore.signature`, the record beside the results)."""

@@ -3,7 +3,7 @@ multilingual similarity blended in when the estimator's file gives it a weight; 
 does not), or, without an estimator, the paper's F1; then, when three or more translations of
 one source are scored together, the candidates' consensus (:mod:`xlscore.metric.consensus`).
 
-:class:`FinalScore` is the scorer's component for it; :func:`estimator_score` is the formula
+:class:`ScoreBlend` is the scorer's component for it; :func:`estimator_score` is the formula
 itself, for numbers or arrays (the experiments and distillation use it too).
 """
 
@@ -28,13 +28,14 @@ from xlscore.results import ScoreResult, Values, penalised
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.prediction import Estimate, PairInputs, PassOutputs
+    from xlscore.scoring.plan import Plan
 
 __all__ = [
     "CHECK_CAP",
     "CONSENSUS_MIN",
     "PAPER_CONSENSUS_WEIGHT",
     "SIMILARITY_ENCODER",
-    "FinalScore",
+    "ScoreBlend",
     "check_cost",
     "estimator_score",
 ]
@@ -87,7 +88,7 @@ def check_cost(findings: Values, check_weight: float) -> Values:
     return check_weight * min(findings, CHECK_CAP)
 
 
-class FinalScore:
+class ScoreBlend:
     """The final score of each result (see the module's docstring).
 
     Args:
@@ -96,36 +97,34 @@ class FinalScore:
         consensus: blend each group's consensus into the score when three or more candidates
             of one source are scored together (with an estimator, at the weight its file
             stores; 0 there: never).
-        fields: the field groups the scorer computes (:mod:`xlscore.fields`).
-        similarity: the multilingual similarity, run when the score or a field needs it.
+        plan: what the scorer computes (:class:`~xlscore.scoring.plan.Plan`: its fields,
+            whether the similarity runs and the consensus is blended in).
+        similarity: the multilingual similarity, run when the plan says.
     """
 
     def __init__(
-        self,
-        estimator: QualityEstimator | None,
-        *,
-        consensus: bool,
-        fields: frozenset[str],
-        similarity: Similarity,
+        self, estimator: QualityEstimator | None, *, plan: Plan, similarity: Similarity
     ) -> None:
         self.estimator = estimator
-        self.consensus = bool(consensus)
-        self.fields = fields
+        self.plan = plan
         self.similarity = similarity
 
     @property
-    def computes_similarity(self) -> bool:
-        """Whether the scorer runs :data:`SIMILARITY_ENCODER` for the similarity: the
-        estimator's score blends it in (its ``separate_similarity``), or the ``"similarity"``
-        field asks for it beside the score."""
-        est = self.estimator
-        return est is not None and (est.separate_similarity or "similarity" in self.fields)
+    def consensus(self) -> bool:
+        """Whether each source's engines scored together blend their consensus in."""
+        return self.plan.consensus
+
+    @property
+    def fields(self) -> frozenset[str]:
+        """The field groups the scorer computes."""
+        return self.plan.fields
 
     def finish(
         self,
         corpus: PreparedCorpus,
         results: Sequence[ScoreResult],
         groups: Iterable[Sequence[int]],
+        *,
         on_pairs: Callable[[int], None] | None = None,
         where: Callable[[int], str] | None = None,
         forwarded: tuple[PairInputs, PassOutputs] | None = None,
@@ -235,7 +234,7 @@ class FinalScore:
             forwarded=forwarded,
         )
         similarity: Sequence[float | None] = (
-            self.similarity.scores(corpus) if self.computes_similarity else [None] * len(results)
+            self.similarity.scores(corpus) if self.plan.similarity else [None] * len(results)
         )
         findings: list[int | None] = [None] * len(results)
         if b:
@@ -302,7 +301,7 @@ class FinalScore:
         return self.estimator.floor - 2 * self.estimator.similarity_weight
 
     def describe(self) -> dict:
-        """This part's settings in the scorer's description (:mod:`xlscore.scoring.signature`)."""
+        """This part's settings in the scorer's description (:mod:`xlscore.signature`)."""
         return {
             "consensus": (
                 f"{UTILITY}*{self.consensus_weight:g}>={CONSENSUS_MIN}"
@@ -310,9 +309,7 @@ class FinalScore:
                 else None
             ),
             "estimator": self.estimator.describe() if self.estimator is not None else None,
-            "similarity": (
-                self.similarity.encoder().describe() if self.computes_similarity else None
-            ),
+            "similarity": (self.similarity.encoder().describe() if self.plan.similarity else None),
         }
 
 
@@ -327,7 +324,7 @@ def _with_estimate(
     weight: float,
     check_weight: float,
 ) -> ScoreResult:
-    """One result with the estimator's part (:meth:`FinalScore.apply_estimator`): the
+    """One result with the estimator's part (:meth:`ScoreBlend.apply_estimator`): the
     estimate ``e`` (its score, adequacy and error spans), the similarity ``sim``, the
     ``found`` findings that count, and the score made of them; an empty pair the lowest
     score there is."""

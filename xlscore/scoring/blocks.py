@@ -52,7 +52,8 @@ if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
     from xlscore.estimator.prediction import PairInputs
     from xlscore.metric.anchoring import Anchoring
-    from xlscore.scoring.blend import FinalScore
+    from xlscore.scoring.blend import ScoreBlend
+    from xlscore.scoring.plan import Plan
     from xlscore.scoring.rule_checks import RuleChecks
 
 
@@ -61,7 +62,8 @@ class BlockScorer(Protocol):
 
     anchoring: Anchoring
     rule_checks: RuleChecks
-    final: FinalScore
+    final: ScoreBlend
+    plan: Plan
 
     @property
     def fields(self) -> frozenset[str]: ...
@@ -86,21 +88,7 @@ def runs_in_blocks(scorer: BlockScorer) -> bool:
     """Whether ``scorer``'s fields are scored in blocks: the score is the estimator's and no
     field needs a model in the main process beside it (the paper's columns, the similarity,
     the evidence by word alignment)."""
-    return not _needs_encoder(scorer)
-
-
-def _needs_encoder(scorer: BlockScorer) -> list[str]:
-    """What of ``scorer``'s work needs an encoder beside the estimator's."""
-    needs = []
-    if scorer.estimator is None:
-        needs.append("the paper's score (no estimator)")
-    if "paper" in scorer.fields:
-        needs.append("the paper's columns")
-    if scorer.final.computes_similarity:
-        needs.append("the similarity")
-    if "evidence" in scorer.fields and scorer.anchoring.aligned:
-        needs.append("the evidence by word alignment")
-    return needs
+    return not scorer.plan.beside_estimator()
 
 
 def check_workers(scorer: BlockScorer, workers: int) -> None:
@@ -116,7 +104,7 @@ def check_workers(scorer: BlockScorer, workers: int) -> None:
             "worker processes need the 'fork' start method, which this platform lacks: "
             "score without workers"
         )
-    needs = _needs_encoder(scorer)
+    needs = scorer.plan.beside_estimator()
     if needs:
         raise XLScoreError(
             "worker processes run the CPU work of the estimator's fields only; "
@@ -135,8 +123,8 @@ def read_block(
     work before the estimator's pass, which every later step reads."""
     corpus = scorer.anchoring.prepare(
         distinct_pairs(src, mt),
-        vectors=scorer.final.computes_similarity,
-        translate="evidence" in scorer.fields,
+        vectors=scorer.plan.similarity,
+        translate=scorer.plan.evidence,
         progress=progress,
     )
     scorer.rule_checks.run(corpus)
@@ -176,11 +164,11 @@ def finish_block(
         corpus,
         core if core is not None else without_paper_columns(corpus, "evidence" in scorer.fields),
         [range(k, k + n) for k in range(0, len(corpus), n)],
-        on_pairs,
-        _naming(first, names),
-        forwarded,
-        [names[k % n] for k in range(len(corpus))],
-        copies,
+        on_pairs=on_pairs,
+        where=_naming(first, names),
+        forwarded=forwarded,
+        engines=[names[k % n] for k in range(len(corpus))],
+        copies=copies,
     )
     # the components' offsets are into the normalised texts: moved here, once
     pairs = corpus.distinct()

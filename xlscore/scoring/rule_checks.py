@@ -1,14 +1,8 @@
 """The rule checks as a component of the scorer, the one place the scorer runs them: each
 distinct pair's findings (:func:`xlscore.checks.find_mismatches`, each marked with whether it
 costs points), kept in the prepared corpus and then in each result, where the evidence, the
-score, the span tagger and distillation read them.
-
-Which checks run follows what the scorer computes: every check when the evidence is computed
-(the ``evidence`` field, or the paper's columns, which always carry it) or when the estimator's
-span tagger reads the findings (:mod:`xlscore.estimator.span_tagger`); else the checks the
-score counts (:data:`~xlscore.checks.COUNTED`) when the estimator's formula counts
-any (a ``check_weight``); else, with an estimator, the ``degenerate`` check, whose share every
-estimator's score takes (so that its findings say why); else none.
+score, the span tagger and distillation read them. Which checks run is the scorer's plan's
+(:attr:`xlscore.scoring.plan.Plan.checks`).
 """
 
 from __future__ import annotations
@@ -25,28 +19,6 @@ class RuleChecks:
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
-
-    @classmethod
-    def needed(
-        cls,
-        fields: frozenset[str],
-        check_weight: float,
-        spans: bool = False,
-        estimator: bool = True,
-    ) -> RuleChecks:
-        """The checks a scorer computing ``fields`` needs, its estimator's formula counting
-        findings at ``check_weight`` per finding and, with ``spans``, its span tagger reading
-        every finding; ``estimator``: whether the score is an estimator's (see the module's
-        docstring)."""
-        if {"evidence", "paper"} & fields or spans:
-            from xlscore.checks import CHECKS
-
-            return cls(CHECKS)
-        if check_weight:
-            from xlscore.checks import COUNTED
-
-            return cls(COUNTED)
-        return cls(("degenerate",) if estimator else ())
 
     def run(self, corpus: PreparedCorpus) -> None:
         """Set ``corpus.findings``: each pair's findings, with offsets into the normalised

@@ -4,11 +4,11 @@ no reference.
 :class:`XLScorer` runs its components over a corpus, chunk by chunk: the words of each side
 (:mod:`xlscore.text.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
 and, when asked for, the paper's columns (:class:`~xlscore.metric.paper.PaperScorer`); then
-the final score (:class:`~xlscore.scoring.blend.FinalScore`: the quality estimator's
+the final score (:class:`~xlscore.scoring.blend.ScoreBlend`: the quality estimator's
 prediction, the default, or the paper's F1 with the candidates' consensus), with the
 multilingual similarity (:class:`~xlscore.metric.similarity.Similarity`) where the score or
 a field needs it. Each component describes its own part of the signature
-(:mod:`xlscore.scoring.signature`).
+(:mod:`xlscore.signature`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS, PaperSettin
 from xlscore.metric.similarity import Similarity
 from xlscore.metric.translators import make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
-from xlscore.scoring.blend import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, FinalScore
+from xlscore.scoring.blend import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, ScoreBlend
 from xlscore.scoring.blocks import (
     check_workers,
     finish_block,
@@ -49,8 +49,9 @@ from xlscore.scoring.blocks import (
     score_blocks,
 )
 from xlscore.scoring.engine_set import engines_part, warned_copies
+from xlscore.scoring.plan import Plan
 from xlscore.scoring.rule_checks import RuleChecks
-from xlscore.scoring.signature import KEYS, signature_line
+from xlscore.signature import KEYS, signature_of
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -155,18 +156,13 @@ class XLScorer:
             lexicon, make_translator(paper.translator, lexicon), self.similarity
         )
         self.paper = PaperScorer(en, ru, anchoring=self.anchoring, settings=paper)
-        self.final = FinalScore(
-            estimator, consensus=consensus, fields=chosen, similarity=self.similarity
-        )
+        #: which parts run, decided here once (:class:`~xlscore.scoring.plan.Plan`)
+        self.plan = Plan.of(chosen, estimator, consensus=consensus, aligned=self.anchoring.aligned)
+        self.final = ScoreBlend(estimator, plan=self.plan, similarity=self.similarity)
         #: the engine set the last :meth:`iter_score` blended a consensus over (its
         #: signature part, :func:`~xlscore.metric.consensus.engine_set`), or ``None``
         self.last_engines: str | None = None
-        self.rule_checks = RuleChecks.needed(
-            chosen,
-            estimator.check_weight if estimator else 0.0,
-            spans=estimator is not None and estimator.tagger is not None,
-            estimator=estimator is not None,
-        )
+        self.rule_checks = RuleChecks(self.plan.checks)
         # the models, tokenizers and tables just loaded live as long as the scorer: moved out
         # of the collector's reach, they are not scanned again by every collection while
         # scoring allocates (the collector cost about 0.28 s a call on 1,400 pairs)
@@ -217,7 +213,7 @@ class XLScorer:
     @property
     def fields(self) -> frozenset[str]:
         """The field groups this scorer computes (:mod:`xlscore.fields`)."""
-        return self.final.fields
+        return self.plan.fields
 
     @property
     def estimator(self) -> QualityEstimator | None:
@@ -248,9 +244,8 @@ class XLScorer:
         part = self.last_engines
         if sources is not None and engines is not None:
             part = engines_part(self.final.describe()["consensus"], sources, engines)
-        return signature_line(self.describe(), self.estimator) + (
-            f"|engines:{part}" if part else ""
-        )
+        sig = signature_of(self.describe(), self.estimator)
+        return (sig.with_part("engines", part) if part else sig).format()
 
     # ------------------------------------------------------------------ scoring
     def prepare(
