@@ -82,9 +82,9 @@ class Signature:
         """A signature from its line (:meth:`format`'s inverse)."""
         return cls(tuple(tuple(p.partition(":")[::2]) for p in line.split("|") if p))  # type: ignore[misc]
 
-    def value(self, key: str) -> str | None:
-        """The value of the part ``key`` (``None``: no such part)."""
-        return dict(self.parts).get(key)
+    def value(self, key: str, default: str | None = None) -> str | None:
+        """The value of the part ``key`` (``default`` when there is no such part)."""
+        return dict(self.parts).get(key, default)
 
     def with_part(self, key: str, value: str) -> Signature:
         """This signature with one more part at the end."""

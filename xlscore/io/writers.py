@@ -409,7 +409,7 @@ def setting_differences(old: str, new: str) -> str:
 def _differences(diff: list[str], a: Signature, b: Signature) -> str:
     """The settings ``diff`` that differ between a file's (``a``) and this run's (``b``)."""
     said = [
-        f"{k}: {dict(a.parts).get(k, '(none)')} in the file, {dict(b.parts).get(k, '(none)')} now"
+        f"{k}: {a.value(k, '(none)')} in the file, {b.value(k, '(none)')} now"
         if k != "inputs"
         else "the input files or engine names differ"
         for k in diff

@@ -94,11 +94,10 @@ class ScoreBlend:
     Args:
         estimator: the quality estimator whose prediction is the score, or ``None`` (the
             paper's F1).
-        consensus: blend each group's consensus into the score when three or more candidates
-            of one source are scored together (with an estimator, at the weight its file
-            stores; 0 there: never).
-        plan: what the scorer computes (:class:`~xlscore.scoring.plan.Plan`: its fields,
-            whether the similarity runs and the consensus is blended in).
+        plan: what the scorer computes (:class:`~xlscore.scoring.plan.Plan`): whether the
+            similarity runs, and whether each group's consensus is blended into the score
+            when three or more candidates of one source are scored together (with an
+            estimator, at the weight its file stores; 0 there: never).
         similarity: the multilingual similarity, run when the plan says.
     """
 
@@ -113,11 +112,6 @@ class ScoreBlend:
     def consensus(self) -> bool:
         """Whether each source's engines scored together blend their consensus in."""
         return self.plan.consensus
-
-    @property
-    def fields(self) -> frozenset[str]:
-        """The field groups the scorer computes."""
-        return self.plan.fields
 
     def finish(
         self,

@@ -162,7 +162,7 @@ def finish_block(
     n = len(names)
     results = scorer.final.finish(
         corpus,
-        core if core is not None else without_paper_columns(corpus, "evidence" in scorer.fields),
+        core if core is not None else without_paper_columns(corpus, scorer.plan.evidence),
         [range(k, k + n) for k in range(0, len(corpus), n)],
         on_pairs=on_pairs,
         where=_naming(first, names),

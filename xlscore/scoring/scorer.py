@@ -224,7 +224,7 @@ class XLScorer:
         """Every setting that changes a score (the signature's content), in :data:`KEYS`."""
         d = {
             "version": __version__,
-            **self.paper.describe(english="paper" in self.fields),
+            **self.paper.describe(english=self.plan.paper),
             **self.final.describe(),
             "fields": [f for f in FIELDS if f in self.fields],
         }
@@ -380,7 +380,7 @@ class XLScorer:
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
         paper, settled = self.paper, None
-        if "paper" in self.fields and (len(chunks) > 1 or start >= len(sources)):
+        if self.plan.paper and (len(chunks) > 1 or start >= len(sources)):
             # the corpus map signs the output, so it is fitted even when nothing is left to
             # score (a resumed, finished file keeps the signature an uninterrupted run wrote)
             settled = paper.fit_corpus_in_chunks(sources, systems, variant, chunk_size, progress)
@@ -392,7 +392,7 @@ class XLScorer:
             # done before, so they do not move a progress bar again
             on_new_pairs = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
             src, mt = segment_pairs(sources, systems, a, b)
-            if "paper" in self.fields:
+            if self.plan.paper:
                 corpus = paper.prepare_checked(src, mt, progress)
                 self.rule_checks.run(corpus)
             else:

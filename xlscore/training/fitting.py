@@ -90,8 +90,7 @@ def fit(
             for k, p in trainable.items():
                 p.copy_(initial[k])
         est.model.reset_head(seed, sentence=not r.heads_only)
-        # with a soup, each member has its own checkpoint
-        ckpt = checkpoint and Path(checkpoint if r.seeds == 1 else f"{checkpoint}.seed{seed}")
+        ckpt = _member_checkpoint(checkpoint, r.seeds, seed)
         log = train_loop(
             est.model,
             functools.partial(plan, seed=seed),
@@ -100,7 +99,7 @@ def fit(
             r,
             head=est.model.head_modules(),
             device=est.device,
-            checkpoint=ckpt or None,
+            checkpoint=ckpt,
             seed=seed,
             checkpoint_every=checkpoint_every,
             progress=progress,
@@ -112,6 +111,14 @@ def fit(
             soup[k] += p.detach() / r.seeds
     _finish(est, trainable, soup, start, data)
     return est
+
+
+def _member_checkpoint(checkpoint: str | os.PathLike | None, seeds: int, seed: int) -> Path | None:
+    """A soup member's checkpoint: ``checkpoint`` itself with one seed, else its own
+    ``CHECKPOINT.seedN``."""
+    if checkpoint is None:
+        return None
+    return Path(checkpoint if seeds == 1 else f"{checkpoint}.seed{seed}")
 
 
 def _check_fit(
