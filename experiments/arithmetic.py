@@ -69,17 +69,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import numpy as np
 import scipy.stats
 import torch
+from _int8 import States, export
+from _results import AVX2_ENV, cpu_name, write_markdown
+from bench import _rows
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from _int8 import States, export  # noqa: E402
-from _results import AVX2_ENV, cpu_name, write_markdown  # noqa: E402
-from bench import _rows  # noqa: E402
-
-from xlscore.estimator.prediction import PairInputs, read_pairs  # noqa: E402
+from xlscore.estimator.prediction import PairInputs, read_pairs
 
 #: the largest change of one score a faster arithmetic may make
 SCORE_LINE = 0.05
@@ -112,6 +110,7 @@ KINDS = {
     "ffn-out": "/output/dense/",
 }
 INPUT_NAMES = ("ids", "mask")
+HERE = Path(__file__).resolve().parent
 
 
 # ------------------------------------------------------------------ inputs

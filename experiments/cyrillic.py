@@ -1,4 +1,4 @@
-"""Does the other-Cyrillic-language rule (:mod:`xlscore.metric.cyrillic_languages`) flag real
+"""Does the other-Cyrillic-language rule (:mod:`xlscore.text.cyrillic_languages`) flag real
 Russian? It must not: a Russian translation flagged ``wrong_language`` is ranked last.
 
     python experiments/cyrillic.py --data-dir ../shared/data
@@ -8,9 +8,9 @@ engines and the two human references) and its reference column, the WMT21 newste
 translations, the WMT22 en-ru dev translations, and the Russian sources of MLQE-PE's ru-en
 pair (``multilingual/da.tsv.gz``; Wikipedia and Reddit text, names and quotations of other
 languages included). Per set: distinct texts, those with a word that marks another language
-(:func:`~xlscore.metric.cyrillic_languages.marks_other`), and those the rule flags, each
+(:func:`~xlscore.text.cyrillic_languages.marks_other`), and those the rule flags, each
 flagged text listed; then how often each word of
-:data:`~xlscore.metric.cyrillic_languages.MARKER_WORDS` occurs in lower case. Writes
+:data:`~xlscore.text.cyrillic_languages.MARKER_WORDS` occurs in lower case. Writes
 ``experiments/results/cyrillic.md``.
 """
 
@@ -22,10 +22,11 @@ import gzip
 from collections import Counter
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 from _results import write_markdown
 
-from xlscore.metric.anchor_pairs import _sentence_initial
-from xlscore.metric.cyrillic_languages import (
+from xlscore.lexicon.anchor_pairs import _sentence_initial
+from xlscore.text.cyrillic_languages import (
     MARKED_SHARE,
     MARKER_WORDS,
     MIN_MARKED,
@@ -86,7 +87,7 @@ def main() -> None:
         table.append(f"| {label} | {len(texts)} | {marked} | {flagged} |")
     body = [
         "Russian texts of the judged sets read by the other-Cyrillic-language rule "
-        "(`xlscore.metric.cyrillic_languages`): a text is flagged `wrong_language` when at "
+        "(`xlscore.text.cyrillic_languages`): a text is flagged `wrong_language` when at "
         f"least {MIN_MARKED} of its Cyrillic words, and {MARKED_SHARE:.0%} of them, mark another "
         "language (a letter "
         "Russian does not use, one of the marker words, a Bulgarian `ъ`; capitalised words "

@@ -19,6 +19,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 from _results import cpu_name, write_markdown
 
 from xlscore import XLScorer

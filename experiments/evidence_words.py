@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+import _tools  # noqa: F401  (tools/ on the import path)
 from _results import write_markdown
 
 from xlscore import XLScorer

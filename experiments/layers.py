@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import _tools  # noqa: F401  (tools/ on the import path)
 from _results import RESULTS, write_csv, write_markdown
 
 from xlscore import Encoder, Lexicon, XLScorer, packs

@@ -28,6 +28,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import numpy as np
 from _results import write_markdown
 from gate import CHALLENGE, shipping

@@ -1,12 +1,12 @@
 """How alike real, distinct engines are (issue 82): the evidence behind the consensus's
-near-copy rule (:func:`xlscore.metric.consensus.alike`, :func:`~xlscore.metric.consensus.copied`).
+near-copy rule (:func:`xlscore.scoring.consensus.alike`, :func:`~xlscore.scoring.consensus.copied`).
 
 Two translations of one source are *alike* when, normalised, they are at most ``k``
 character edits apart; two engines are merged as copies (one voter in the consensus) when
 they are alike in more than half the sources both translated. For every judged set with
 several systems per source and every two distinct systems, the table gives the largest
 share of alike sources over all pairs and how many pairs a rule would merge, for the shipped
-``k`` (:func:`~xlscore.metric.consensus.near_edits`) and looser and stricter ones; and the
+``k`` (:func:`~xlscore.scoring.consensus.near_edits`) and looser and stricter ones; and the
 share of exactly equal texts, which the rule of issue 71 already merged on. A synthetic
 near-copy of one engine (a punctuation mark changed in every output, or a word dropped)
 shows what each rule catches.
@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from xlscore.metric.consensus import NEAR_EDITS, NEAR_EDITS_MIN, copied, copy_groups, near_edits
+from xlscore.scoring.consensus import NEAR_EDITS, NEAR_EDITS_MIN, copied, copy_groups, near_edits
 from xlscore.text.edits import within
 from xlscore.text.words import normalize_text
 

@@ -24,6 +24,7 @@ import time
 import warnings
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import numpy as np
 from _results import cpu_name, write_markdown
 

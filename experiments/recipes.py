@@ -4,7 +4,7 @@ sets (issue 72).
     python experiments/recipes.py --data-dir ../shared/data rtm15 plain-s0 plain-talks ...
 
 Each variant's figures come from its committed fold predictions (``results/folds/VARIANT/``,
-``experiments/sets.py``): every set read by the fold model that never trained on it, each talks
+``tools/sets.py``): every set read by the fold model that never trained on it, each talks
 set among them (a variant trained with the talks trains each fold on the talks set it does not
 read). Per variant:
 
@@ -37,6 +37,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import folds
 from _protocol import CACHE, RTM15_FILE, git_file
 from _results import RECIPES_SECTION, into_estimator_md, write_markdown
@@ -147,7 +148,7 @@ def main() -> None:
     today = read_sets(args.data_dir, TODAY, judged)
     sets = {v: today if v == TODAY else read_sets(args.data_dir, v, judged) for v in args.variants}
     lines = [
-        "Each figure from the fold model that never trained on the set (`experiments/sets.py`); "
+        "Each figure from the fold model that never trained on the set (`tools/sets.py`); "
         f"the default's blend ({default}): the **estimate** is it without the consensus, the "
         "**blend** with the engines of a source scored together. Talks and news: per-segment "
         "Kendall (system Kendall of the blend in brackets); WMT22 dev: Spearman; challenge: "

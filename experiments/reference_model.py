@@ -23,7 +23,7 @@ the other pairs' newstest sets or en-ru DA (trained on).
 **Reading** (``score``): the rows of :mod:`sets` (those of ``results/baselines.md``), each MT
 row against the human reference of ``baselines.references`` (the en-de talks have none), and
 with ``--consensus`` every ordered pair of a source's consensus voters
-(:class:`~xlscore.metric.consensus.Voters`, copies of one engine one voter) for the neural
+(:class:`~xlscore.scoring.consensus.Voters`, copies of one engine one voter) for the neural
 consensus: a candidate's agreement is its mean score with each other voter's translation as
 the reference (``--references SET=K``: the K next voters only, :func:`references_of`). Scores
 are cached under ``experiments/.cache/reference/MODEL_ID/`` as they come (an interrupted run
@@ -41,6 +41,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import numpy as np
 from _protocol import CACHE, DA_FILE, da_shared_sources
 from _results import cpu_name, into_estimator_md
@@ -50,7 +51,7 @@ from sets import MQM, load_validation_sets
 
 from xlscore.estimator.recipe import PLAIN
 from xlscore.io.judgments import Judgment, read_judgments, sample_sources, split_sets
-from xlscore.metric.consensus import blend as consensus_blend
+from xlscore.scoring.consensus import blend as consensus_blend
 
 FOLDER = CACHE.parent / "reference"
 #: its section of ``results/estimator.md``
@@ -204,7 +205,7 @@ def _e5():
 def e5_f1(hyps: list[str], refs: list[str]) -> np.ndarray:
     """BERTScore F1 of each hypothesis against its reference with the untrained e5-small's
     last layer (sub-word tokens, special tokens left out, no idf)."""
-    from xlscore.metric.bertscore import score_pairs
+    from xlscore.encoders.bertscore import score_pairs
 
     texts = list(dict.fromkeys(hyps + refs))
     vecs = dict(zip(texts, (v[1:-1] for _, v in _e5().embed_tokens(texts))))
@@ -229,7 +230,7 @@ def neural_agreement(d: SetData, known: dict[str, float], k: int = 0) -> np.ndar
 
 def with_agreement(d: SetData, alone: np.ndarray, agreement: np.ndarray, w: float) -> np.ndarray:
     """The engines of each source scored together with ``agreement`` blended in at weight
-    ``w`` (the scorer's blend, :func:`xlscore.metric.consensus.blend`, per source)."""
+    ``w`` (the scorer's blend, :func:`xlscore.scoring.consensus.blend`, per source)."""
     out = alone.copy()
     for idx, voters in zip(d.groups, d.voters):
         if voters is not None and w:

@@ -28,6 +28,7 @@ import argparse
 from pathlib import Path
 from typing import NamedTuple
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import folds
 import numpy as np
 import span_tagger as st

@@ -17,6 +17,7 @@ import argparse
 import re
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import folds
 from _protocol import load_sets
 from _results import write_markdown

@@ -24,6 +24,7 @@ import argparse
 import math
 import time
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import numpy as np
 from _results import RESULTS, command_line, write_csv, write_markdown
 

@@ -6,7 +6,7 @@ as today, learns those labels.
     python experiments/teacher_student.py label --data-dir ../shared/data --teacher ref1
     python experiments/teacher_student.py train --data-dir ../shared/data --teacher ref1 \\
         --model-id tsc1
-    python experiments/sets.py predict --data-dir ../shared/data --model-id tsc1 \\
+    python tools/sets.py predict --data-dir ../shared/data --model-id tsc1 \\
         --sets news,qe22,it,talks,talks-ende,bio-rows,mlqe
 
 ``label``: ``--sources`` sources of the file drawn with a fixed seed, every output of each; the
@@ -42,6 +42,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 from _protocol import CACHE, fold_split, load_sets
 from _results import cpu_name
 from reference_model import FOLDER, RECIPE

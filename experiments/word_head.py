@@ -24,6 +24,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+import _tools  # noqa: F401  (tools/ on the import path)
 import folds
 import numpy as np
 from _protocol import TALKS, load_sets, talks_marks, unmarked_errors

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from xlscore import AlignmentMismatchError, InputError, ProcrustesAligner
-from xlscore.metric.alignment import IllPosedAlignmentWarning
+from xlscore.paper.alignment import IllPosedAlignmentWarning
 
 
 def random_orthonormal(rows, cols, seed):
@@ -165,7 +165,7 @@ def test_each_translation_is_mapped_the_same_whatever_is_mapped_with_it():
     """The paper's scorer maps each translation's word vectors by a product of its own: a
     product over many translations rounds some rows otherwise (its height picks the kernel)."""
     from xlscore.encoders.pieces import WordVectors
-    from xlscore.metric.paper import map_vectors
+    from xlscore.paper.paper_scorer import map_vectors
 
     g = torch.Generator().manual_seed(0)
     a = ProcrustesAligner().fit(

@@ -3,14 +3,8 @@
 import pytest
 
 from xlscore import Lexicon
-from xlscore.metric.anchor_pairs import (
-    find_anchors,
-    is_cyrillic,
-    is_latin,
-    is_number,
-    is_russian_script,
-    name_like,
-)
+from xlscore.lexicon.anchor_pairs import find_anchors, name_like
+from xlscore.text.scripts import is_cyrillic, is_latin, is_number, is_russian_script
 from xlscore.text.words import normalize_text, split_words
 
 ISSUE_EN = (
@@ -44,6 +38,7 @@ def small(tmp_path_factory):
     return Lexicon.from_tsv(p)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_issue_example_with_the_real_dictionary():
     lex = Lexicon.mueller7()
     a, pairs = anchors(lex, ISSUE_EN, ISSUE_RU)
@@ -113,7 +108,8 @@ def test_wrong_language_is_flagged(small):
 
 
 def test_word_classes():
-    from xlscore.metric.anchor_pairs import _script, has_latin, has_letter
+    from xlscore.lexicon.anchor_pairs import _script
+    from xlscore.text.scripts import has_latin, has_letter
 
     words = [
         "кот",

@@ -4,6 +4,7 @@ folder."""
 
 import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -92,9 +93,38 @@ def by_key(table) -> dict:
     return out
 
 
+def score_demo(json_out, fields: str) -> list[dict]:
+    """``xlscore score`` of the demo's four engines with ``fields``, run as a user runs it, in
+    a process of its own, as JSON lines: the records after the header."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlscore.cli.main",
+            "score",
+            "-s",
+            str(DEMO / "source.en"),
+            *[arg for e in ENGINES for arg in ("-t", str(DEMO / f"{e}.ru"))],
+            "--format",
+            "json",
+            "-o",
+            str(json_out),
+            "--quiet",
+            "--fields",
+            fields,
+        ],
+        check=True,
+    )
+    return [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
+
+
 def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
     """The default scorer (estimator, corpus map fitted from the units' statistics) through
-    the command line, 2 workers, 20 rows per unit: every pair as `xlscore score` scores it.
+    the command line, 2 workers, 20 rows per unit: every pair as `xlscore score` scores it,
+    run as a user runs it, in a process of its own (in this long-lived test process, whose
+    models are shared with a thousand other tests, the estimate came out 1e-5 off the value
+    every fresh process gives in three full runs of the last four; unexplained, and written
+    down in docs/development.md, "Known divergences").
     Ray's native log line about its actors' constructor arguments (written by its C++ core to
     descriptor 2 on every run) goes to the output's ``_ray.log``, not the console."""
     inputs = demo_inputs(tmp_path / "in")
@@ -121,36 +151,23 @@ def test_batch_gives_the_scores_of_score_on_the_demo(tmp_path, capfd):
     assert "48 rows" not in err  # --quiet: nothing but warnings and errors
     assert "core_worker" not in err and "Ray logged" not in err
     assert "constructor arguments" in (out / "_ray.log").read_text(encoding="utf-8")
-    json_out = tmp_path / "score.jsonl"
-    assert (
-        main(
-            [
-                "score",
-                "-s",
-                str(DEMO / "source.en"),
-                *[arg for e in ENGINES for arg in ("-t", str(DEMO / f"{e}.ru"))],
-                "--format",
-                "json",
-                "-o",
-                str(json_out),
-                "--quiet",
-                "--fields",
-                "all",
-            ]
-        )
-        == 0
-    )
-    lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
+    lines = score_demo(tmp_path / "score.jsonl", "all")
     local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
     signature = next(d["signature"] for d in lines if "system" in d)
     table = pq.read_table(out)
     assert table.num_rows == 48
     batch = by_key(table)
     assert set(batch) == set(local)
+    numeric = ("score", "estimate", "consensus", "f1", "precision", "recall", "foreign")
+    off = [
+        (key, col, batch[key][col], want[col])
+        for key, want in local.items()
+        for col in numeric
+        if batch[key][col] != pytest.approx(want[col], abs=1e-5)
+    ]
+    assert not off, off
     for key, want in local.items():
         got = batch[key]
-        for col in ("score", "estimate", "consensus", "f1", "precision", "recall", "foreign"):
-            assert got[col] == pytest.approx(want[col], abs=1e-5), (key, col)
         for col in (
             "n_anchors",
             "anchors",
@@ -180,26 +197,7 @@ def test_batch_by_default_computes_the_score_and_evidence_only(tmp_path, capsys)
     assert main(["batch", str(inputs), "-o", str(out), "--quiet"]) == 0
     assert "fitting the map" not in capsys.readouterr().err
     assert not (out / "_xlscore_map.npz").exists()
-    json_out = tmp_path / "score.jsonl"
-    assert (
-        main(
-            [
-                "score",
-                "-s",
-                str(DEMO / "source.en"),
-                *[arg for e in ENGINES for arg in ("-t", str(DEMO / f"{e}.ru"))],
-                "--format",
-                "json",
-                "-o",
-                str(json_out),
-                "--quiet",
-                "--fields",
-                "score,evidence",
-            ]
-        )
-        == 0
-    )
-    lines = [json.loads(x) for x in json_out.read_text(encoding="utf-8").splitlines()[1:]]
+    lines = score_demo(tmp_path / "score.jsonl", "score,evidence")
     local = {(d["engine"], d["segment"]): d for d in lines if "segment" in d}
     batch = by_key(pq.read_table(out))
     assert set(batch) == set(local)

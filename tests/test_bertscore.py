@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from xlscore.metric.bertscore import cosine_matrix, idf_weights, rescale, score_pairs
+from xlscore.encoders.bertscore import cosine_matrix, idf_weights, rescale, score_pairs
 
 CAND = torch.tensor([[1.0, 0.0], [0.0, 2.0]])  # cos with REF rows:
 REF = torch.tensor([[3.0, 0.0], [1.0, 1.0], [0.0, -1.0]])  # [[1, .7071, 0], [0, .7071, -1]]

@@ -13,7 +13,7 @@ from conftest import offline_scorer, read_demo, run_cli
 
 from xlscore.errors import LongInputWarning, XLScoreError
 from xlscore.estimator.prediction import PassOutputs, PassQueue, read_pairs
-from xlscore.scoring.blocks import blocks, runs_in_blocks
+from xlscore.scoring.blocks import blocks
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +33,11 @@ def _engines(mt: list[str]) -> dict[str, list[str]]:
     return {"a": mt, "b": mt[1:] + mt[:1], "c": list(mt), "d": mt[2:] + mt[:2]}
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_workers_give_the_results_of_one_process_to_the_last_bit(scorer, corpus):
     src, mt = corpus
     engines = _engines(mt)
-    assert runs_in_blocks(scorer)
+    assert scorer.blocks.runs_in_blocks()
     one = list(scorer.iter_score(src, engines, chunk_size=20))
     for workers in (1, 3):
         assert list(scorer.iter_score(src, engines, chunk_size=20, workers=workers)) == one
@@ -44,6 +45,7 @@ def test_workers_give_the_results_of_one_process_to_the_last_bit(scorer, corpus)
     assert all(r.consensus is not None for _, by in one for r in by.values() if not r.flags)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_a_run_resumed_in_workers_gives_the_uninterrupted_results(scorer, corpus):
     src, mt = corpus
     engines = _engines(mt)
@@ -56,10 +58,11 @@ def test_a_run_resumed_in_workers_gives_the_uninterrupted_results(scorer, corpus
     assert sum(told) == len(engines) * (len(src) - 9)  # pairs before the start: not counted
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_workers_are_refused_where_a_model_beside_the_estimator_is_needed(scorer, corpus):
     src, mt = corpus
     everything = offline_scorer(dtype="fp32", fields="all")
-    assert not runs_in_blocks(everything)
+    assert not everything.blocks.runs_in_blocks()
     with pytest.raises(XLScoreError, match="the paper's columns"):
         everything.score(src[:2], mt[:2], workers=2)
     for bad in (-1, 1.5, True):
@@ -67,6 +70,7 @@ def test_workers_are_refused_where_a_model_beside_the_estimator_is_needed(scorer
             scorer.score(src[:2], mt[:2], workers=bad)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_a_workers_error_and_warnings_reach_the_caller(scorer, corpus, monkeypatch):
     src, mt = corpus
     check = scorer.rule_checks.run
@@ -87,6 +91,7 @@ def test_a_workers_error_and_warnings_reach_the_caller(scorer, corpus, monkeypat
     assert any(issubclass(w.category, LongInputWarning) for w in caught)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_a_worker_that_dies_stops_the_run_with_its_exit_code(scorer, corpus, monkeypatch):
     src, mt = corpus
     monkeypatch.setattr(scorer.rule_checks, "run", lambda corpus: os._exit(3))
@@ -120,6 +125,7 @@ def test_blocks_keep_segments_whole_and_cover_each_chunk_from_its_start():
     assert blocks(3, 5, 0, 100, 2) == [(0, 1, False), (1, 2, False), (2, 3, True)]
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_command_line_with_workers_writes_the_same_file(tmp_path, corpus):
     src, mt = corpus
     (tmp_path / "src.txt").write_text("\n".join(src[:8]) + "\n", encoding="utf-8")
@@ -138,6 +144,7 @@ def test_the_command_line_with_workers_writes_the_same_file(tmp_path, corpus):
     assert bad.returncode == 2 and "--workers" in bad.stderr
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_a_blocks_results_come_out_before_the_next_blocks_are_prepared(scorer, corpus, monkeypatch):
     """In one process the first block is finished and yielded as soon as its passes are read,
     not after every block of the window has been prepared (a killed run keeps what came out)."""

@@ -111,7 +111,7 @@ def test_score_tsv_has_every_segment(scored_tsv):
     # but computed as a field beside it (--fields all)
     from xlscore.checks.degenerate import degeneracy
     from xlscore.estimator.model import FLOOR
-    from xlscore.metric.consensus import blend
+    from xlscore.scoring.consensus import blend
     from xlscore.text.words import normalize_text
 
     meta = read_metadata(shipped().path)
@@ -163,11 +163,12 @@ def test_the_tsv_is_one_table_that_pandas_reads_with_its_types(scored_tsv):
     assert text.endswith("\n") and text.splitlines()[-1].split("\t")[0] == "12"
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_consensus_enters_with_three_engines_and_turns_off(tiny_models):
     """The paper's score (no estimator) with consensus: three engines scored together get
     the blend of their own score and their agreement; two do not; --no-consensus turns it
     off and the signature says which."""
-    from xlscore.metric.consensus import blend
+    from xlscore.scoring.consensus import blend
     from xlscore.scoring.scorer import PAPER_CONSENSUS_WEIGHT
 
     def run(n: int, *extra: str) -> tuple[str, list[dict]]:
@@ -308,6 +309,7 @@ def test_score_reads_stdin_and_tables(tmp_path, tiny_models):
     assert "\tstdin\t" in b.stdout
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_interrupted_output_resumes_to_the_same_file(scored_tsv, tmp_path):
     full, _ = scored_tsv
     part = tmp_path / "part.tsv"
@@ -516,6 +518,7 @@ def test_a_resumed_file_still_counts_the_empty_segments_done_before(tmp_path, ti
     assert part.read_text(encoding="utf-8") == text
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_fit_then_score_with_the_saved_map(tmp_path):
     path = tmp_path / "map.npz"
     r = ok(
@@ -540,6 +543,7 @@ def test_fit_then_score_with_the_saved_map(tmp_path):
     assert one_error_line(bad.stderr), bad.stderr
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_evaluate_on_judged_demo_data(tmp_path, tiny_models):
     data = tmp_path / "judged.tsv"
     rows = read_demo()

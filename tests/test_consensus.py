@@ -1,4 +1,4 @@
-"""The candidates' consensus (xlscore.metric.consensus): sacreBLEU's chrF computed in one pass
+"""The candidates' consensus (xlscore.scoring.consensus): sacreBLEU's chrF computed in one pass
 per group, its cost, and the blend's invariances."""
 
 import random
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from xlscore.metric.consensus import (
+from xlscore.scoring.consensus import (
     blend,
     chrf_agreement,
     copy_engines,

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from xlscore.batch.consensus_pass import alike_engines, consensus_group, copies_from_counts
 from xlscore.errors import DuplicateEnginesWarning
-from xlscore.metric.consensus import copy_engines, duplicate_engines, source_key
 from xlscore.results import ScoreResult
 from xlscore.scoring.blend import ScoreBlend
+from xlscore.scoring.consensus import copy_engines, duplicate_engines, source_key
 from xlscore.scoring.plan import Plan
 
 SRC = str(DEMO / "source.en")

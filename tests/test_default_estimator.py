@@ -140,6 +140,7 @@ def test_evidence_reaches_the_result(demo):
     assert isinstance(d["unmatched_source"], list)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_engines_scored_together_get_the_files_consensus(default):
     """The default with the demo's four engines scored together: each score is the pair's
     own score with the engines' agreement blended in at the weight the file stores, the
@@ -147,7 +148,7 @@ def test_engines_scored_together_get_the_files_consensus(default):
     for bit), and ``consensus=False`` gives every pair its own score."""
     from conftest import DEMO
 
-    from xlscore.metric.consensus import blend
+    from xlscore.scoring.consensus import blend
 
     src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
     names = [f"engine{i}" for i in (1, 2, 3, 4)]
@@ -171,6 +172,7 @@ def test_engines_scored_together_get_the_files_consensus(default):
                for k in apart for n in names)  # fmt: skip
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_shipped_student_is_one_smaller_pass():
     """``st4-e5s`` (xlscore.training.distill): the previous default's 4-layer student, no
     similarity; its score is its estimate (pulled to the floor by foreign words) minus the check

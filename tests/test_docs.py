@@ -152,10 +152,12 @@ def ignored_results():
 
 
 def quoted_scripts(text):
-    """Scripts named in `python experiments/NAME.py ...` commands (also across a line break),
-    and in the first column of a table of experiments (`NAME.py ...`)."""
-    scripts = set(re.findall(r"python3?\s+experiments/([\w-]+\.py)\b", text))
-    scripts |= set(re.findall(r"^\| `([\w-]+\.py)\b", text, flags=re.M))
+    """Scripts named in `python tools/NAME.py ...` and `python experiments/NAME.py ...`
+    commands (also across a line break), and in the first column of a table of scripts
+    (`tools/NAME.py ...`), as paths from the repository's root."""
+    folder = r"((?:tools|experiments)/[\w-]+\.py)\b"
+    scripts = set(re.findall(r"python3?\s+" + folder, text))
+    scripts |= set(re.findall(r"^\| `" + folder, text, flags=re.M))
     return scripts
 
 
@@ -169,8 +171,8 @@ def test_quoted_experiment_commands_exist():
     for path in doc_files():
         for script in quoted_scripts(path.read_text(encoding="utf-8")):
             seen.add(script)
-            if not (EXPERIMENTS / script).is_file():
-                missing.append(f"{path.relative_to(ROOT)}: experiments/{script}")
+            if not (ROOT / script).is_file():
+                missing.append(f"{path.relative_to(ROOT)}: {script}")
     assert len(seen) >= 10, f"too few commands found: the pattern is broken? {sorted(seen)}"
     assert not missing, "commands quoting a script that does not exist:\n" + "\n".join(missing)
 
@@ -195,7 +197,7 @@ def test_quoted_repository_paths_exist():
     for path in doc_files():
         text = path.read_text(encoding="utf-8")
         for quoted in re.findall(
-            r"(?<![\w:/.~-])((?:xlscore|tests|notebooks|data|experiments|\.ci)"
+            r"(?<![\w:/.~-])((?:xlscore|tests|notebooks|data|experiments|tools|\.ci)"
             r"/[\w./-]*[\w/])",
             text,
         ):

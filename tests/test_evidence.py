@@ -7,9 +7,9 @@ from types import SimpleNamespace
 import pytest
 
 from xlscore.checks import find_mismatches
-from xlscore.metric.anchor_pairs import find_anchors
-from xlscore.metric.evidence import gather, number_evidence
+from xlscore.lexicon.anchor_pairs import find_anchors
 from xlscore.results import Evidence
+from xlscore.scoring.evidence import gather, number_evidence
 from xlscore.text.words import split_words
 
 LEX = {
@@ -121,7 +121,7 @@ def test_the_evidence_lists_few_translated_words_of_correct_translations(transla
     16 of them names)."""
     from conftest import offline_scorer
 
-    from xlscore.metric.lexicon import mueller7_installed
+    from xlscore.lexicon.dictionary import mueller7_installed
 
     if translator == "dictionary" and not mueller7_installed():
         pytest.skip("Müller's dictionary is not installed")

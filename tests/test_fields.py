@@ -114,6 +114,9 @@ def test_chunks_and_no_map_without_the_paper_columns(scored):
     chunked = scorer.score(SOURCES, TRANSLATIONS, chunk_size=1)
     # (other chunk sizes agree to about 1e-6, as XLScorer.iter_score says)
     assert [r.score for r in chunked] == pytest.approx([r.score for r in scored["score"]], abs=1e-5)
+    # issue 85: without its columns the paper's scorer was never built; asked for, it is
+    assert scorer._paper is None and base._paper is None
+    assert XLScorer.offline(fields="all", estimator=base.estimator)._paper is not None
     assert scorer.paper.maps.last is None  # no map was fitted
     corpus = scorer.anchoring.prepare(
         distinct_pairs(SOURCES[:1], TRANSLATIONS[:1]),

@@ -1,6 +1,6 @@
 """Every finding reported either costs points or says why not (issue 82, point 5): a finding
 that does not count carries its rule's measured false alarms and hits (``why_free``, from
-``xlscore/checks/measured.tsv``, which ``experiments/checks.py`` writes beside its
+``xlscore/checks/measured.tsv``, which ``tools/checks.py`` writes beside its
 ``checks.md``), in the JSON, in the text output and in the Parquet schema. Each test failed
 before ``why_free`` existed."""
 
@@ -44,7 +44,7 @@ def test_each_finding_costs_or_says_why_not():
 
 
 def test_the_reason_quotes_the_measured_file():
-    """The figures of a name finding's reason are those ``experiments/checks.py`` wrote, and
+    """The figures of a name finding's reason are those ``tools/checks.py`` wrote, and
     the file's lines are the table of ``experiments/results/checks.md``."""
     (f,) = [f for f in find_mismatches(*PAIRS[0], ("name",)) if f.span is None]
     row = measured()[("name", "all")]

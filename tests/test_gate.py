@@ -24,6 +24,7 @@ def _many_systems(seed=0, n_seg=60, n_sys=6):
     return seg, sys_, human, rng
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 @pytest.mark.parametrize("statistic", ["seg_kendall", "sys_kendall", "spearman"])
 def test_a_candidate_that_ignores_quality_is_significantly_worse(statistic):
     seg, sys_, human, rng = _many_systems()
@@ -45,6 +46,7 @@ def test_the_same_predictions_are_never_worse():
         compare_scores("word_mcc", seg, sys_, human, pred, pred, n_boot=10)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_gate_margin_refuses_what_may_be_worse_than_what_ships():
     """Issue 83: a candidate passes only when its 95% lower bound stays within 0.01 of what
     ships; one a little noisier than what ships is refused, one rounded by 1e-4 is not."""

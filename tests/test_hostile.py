@@ -303,6 +303,7 @@ def _build_same_entry(root: str, out: "multiprocessing.Queue") -> None:
         out.put(("error", repr(err)))
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_two_processes_building_one_cache_entry_both_succeed(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     q = ctx.Queue()

@@ -5,6 +5,7 @@ import ast
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 PACKAGE = ROOT / "xlscore"
@@ -13,7 +14,8 @@ PACKAGE = ROOT / "xlscore"
 TRAINING = ("xlscore.training", "xlscore.evaluation.gate")
 ROLES = {
     "scoring",
-    "metric",
+    "paper",
+    "lexicon",
     "encoders",
     "estimator",
     "checks",
@@ -97,7 +99,7 @@ def test_no_module_name_is_used_twice():
     line's ``cli/batch.py`` and ``cli/report.py`` are the faces of the rooms they name). A
     command's module, ``cli/COMMAND.py`` (issue 85: one file per command, as COMET's), is
     named for the command it registers (``add_COMMAND_parser``): ``cli/lexicon.py`` is
-    ``xlscore lexicon``, the face of ``metric/lexicon.py``."""
+    ``xlscore lexicon``, the face of ``lexicon/dictionary.py``."""
     names: dict[str, list[str]] = {}
     for p in PACKAGE.rglob("*.py"):
         command = p.parent.name == "cli" and f"def add_{p.stem}_parser(" in p.read_text("utf-8")
@@ -112,7 +114,7 @@ def test_no_import_circles():
     assert len(graph) > 60
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
     # the check can fail: a circle put in by hand is found
-    graph["xlscore.metric.anchor_pairs"] = graph["xlscore.metric.anchor_pairs"] | {
+    graph["xlscore.lexicon.anchor_pairs"] = graph["xlscore.lexicon.anchor_pairs"] | {
         "xlscore.scoring.scorer"
     }
     assert _cycle(graph) is not None
@@ -120,8 +122,11 @@ def test_no_import_circles():
 
 #: the package's layers, bottom first: a module imports from its own layer or those below.
 #: The result record, its parts and the text's words at the bottom; the rule checks, which
-#: read text alone, just above it (the metric's pair parts read their findings); then the
-#: files, the encoders, the paper's metric, the runtime estimator, the scorer over them,
+#: read text alone, just above it (the scorer's pair parts read their findings); then the
+#: files, the encoders, the bilingual lexicon, the runtime estimator, the scorer and the
+#: statistics of results (agreement, engines compared: a corpus result compares its
+#: engines), the scorer and the paper's wing beside it (the factory imports the wing, the
+#: wing reads the scorer's parts),
 #: training and evaluation, the applications (report, batch) and the command line.
 LAYERS = (
     (
@@ -133,18 +138,17 @@ LAYERS = (
             "xlscore.fields",
             "xlscore.results",
             "xlscore.signature",
+            "xlscore.system_score",
             "xlscore.text",
         ),
     ),
     ("checks", ("xlscore.checks",)),
     ("io", ("xlscore.io",)),
     ("encoders", ("xlscore.encoders",)),
-    ("metric", ("xlscore.metric",)),
+    ("lexicon", ("xlscore.lexicon",)),
     ("estimator", ("xlscore.estimator",)),
-    (
-        "scoring",
-        ("xlscore.scoring",),
-    ),
+    ("statistics", ("xlscore.evaluation.agreement", "xlscore.evaluation.compare")),
+    ("scoring", ("xlscore.scoring", "xlscore.paper")),
     ("training", ("xlscore.training", "xlscore.evaluation")),
     ("applications", ("xlscore.report", "xlscore.batch")),
     ("cli", ("xlscore.cli",)),
@@ -271,38 +275,135 @@ def test_the_scoring_path_loads_no_training_code(tmp_path):
     assert "xlscore.training.loop" in _loaded_on_import("xlscore.estimator.model", paths)
 
 
-def test_the_command_lines_score_loads_no_training_module_when_it_runs(tmp_path):
-    """What ``xlscore score`` loads while it runs (its parser built, a pair scored, in a fresh
-    interpreter), not only what its modules import when loaded: no training, fitting,
-    corruption, distillation or gate module."""
-    src, mt = tmp_path / "src.en", tmp_path / "mt.ru"
+#: what the subprocess of :func:`score_run` runs: ``xlscore score`` on one pair with its calls
+#: traced (every function of the package, in the order of its first call), then the modules
+#: loaded, then the paper's modules once its scorer is imported (what the check looks for)
+_TRACED_SCORE = """
+import sys
+from xlscore.cli.main import main
+order, seen = [], set()
+def called(frame, event, arg):
+    name = frame.f_code.co_filename.replace("\\\\", "/")
+    if event == "call" and "/xlscore/" in name:
+        key = name.rsplit("/xlscore/", 1)[1] + " " + frame.f_code.co_qualname
+        if key not in seen:
+            seen.add(key)
+            order.append(key)
+sys.setprofile(called)
+code = main(["score", "-s", SRC, "-t", MT, "--quiet"])
+sys.setprofile(None)
+assert code == 0
+print("CALLED", "|".join(order))
+print("LOADED", " ".join(sorted(sys.modules)))
+import xlscore.paper.paper_scorer
+print("PAPER", " ".join(m for m in sorted(sys.modules) if "xlscore.paper" in m))
+"""
+
+
+@pytest.fixture(scope="module")
+def score_run(tmp_path_factory) -> dict[str, list[str]]:
+    """``xlscore score`` of one pair in a fresh interpreter (:data:`_TRACED_SCORE`): its
+    calls in order (``CALLED``), the modules loaded (``LOADED``), and the paper's modules once
+    the paper's scorer is imported (``PAPER``)."""
+    tmp = tmp_path_factory.mktemp("score-run")
+    src, mt = tmp / "src.en", tmp / "mt.ru"
     src.write_text("The museum will not open on Monday.\n", encoding="utf-8")
     mt.write_text("Музей не откроется в понедельник.\n", encoding="utf-8")
-    code = (
-        "import sys\n"
-        "from xlscore.cli.main import main\n"
-        f"assert main(['score', '-s', {str(src)!r}, '-t', {str(mt)!r}, '--quiet']) == 0\n"
-        "print('LOADED', ' '.join(sorted(sys.modules)))\n"
-    )
+    code = f"SRC, MT = {str(src)!r}, {str(mt)!r}\n" + _TRACED_SCORE
     r = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT
     )
     assert r.returncode == 0, r.stderr[-2000:]
-    (line,) = [x for x in r.stdout.splitlines() if x.startswith("LOADED ")]
-    loaded = set(line.split()[1:])
+    out = {}
+    for line in r.stdout.splitlines():
+        head, _, rest = line.partition(" ")
+        if head in ("CALLED", "LOADED", "PAPER"):
+            out[head] = rest.split("|") if head == "CALLED" else rest.split()
+    return out
+
+
+def test_the_command_lines_score_loads_no_training_module_when_it_runs(score_run):
+    """What ``xlscore score`` loads while it runs (its parser built, a pair scored, in a fresh
+    interpreter), not only what its modules import when loaded: no training, fitting,
+    corruption, distillation or gate module; and with the default fields, nothing of the
+    paper's wing (issue 85: a pair enters ``paper/`` zero times: no module of it loaded, no
+    function of it called). ``tests/test_fields.py`` shows the paper's columns loading it."""
+    loaded = set(score_run["LOADED"])
     assert "xlscore.estimator.prediction" in loaded  # it did score
     assert not sorted(m for m in loaded if m.startswith(TRAINING))
+    assert not sorted(m for m in loaded if m.startswith("xlscore.paper"))
+    assert not [c for c in score_run["CALLED"] if c.startswith("paper/")]
+    # the check can fail: the paper's scorer, once imported, is seen
+    assert "xlscore.paper.paper_scorer" in score_run["PAPER"]
+
+
+def _walk() -> list[str]:
+    """The steps of ``docs/development.md``'s walk of one pair (its ``walk`` block: a file
+    and a function per line, then what the step does)."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    block = text.split("```walk\n", 1)[1].split("```", 1)[0]
+    return [" ".join(line.split()[:2]) for line in block.splitlines() if line.strip()]
+
+
+def test_the_documented_walk_of_one_pair_is_what_a_trace_of_it_shows(score_run):
+    """Issue 85: the walk of one pair through ``xlscore score`` in docs/development.md is the
+    order in which a trace of the command sees its steps first called."""
+    steps, called = _walk(), score_run["CALLED"]
+    assert len(steps) >= 20
+    missing = [s for s in steps if s not in called]
+    assert not missing, f"steps the trace never saw: {missing}"
+    at = [called.index(s) for s in steps]
+    late = [(a, b) for a, b, i, j in zip(steps, steps[1:], at, at[1:]) if i > j]
+    assert not late, f"steps out of the trace's order: {late}"
+    # the check can fail: two steps swapped are found
+    swapped = [called.index(s) for s in [steps[1], steps[0], *steps[2:]]]
+    assert swapped != sorted(swapped)
+
+
+def _runtime_importers(target: str) -> set[str]:
+    """The package modules outside ``target`` that import it when they run (``if
+    TYPE_CHECKING:`` blocks, read by the type checker alone, excluded)."""
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    out = set()
+    for name, path in paths.items():
+        if name == target or name.startswith(target + "."):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            deps = _imported(name, node, paths, path.name == "__init__.py")
+            if any(d == target or d.startswith(target + ".") for d in deps):
+                out.add(name)
+    return out
+
+
+def test_the_papers_wing_is_imported_by_the_scorers_factory_alone():
+    """Issue 85: ``xlscore/paper/`` is imported, outside itself, only by the scorer's factory
+    (``XLScorer``, which builds the paper's scorer when asked; the package's public names,
+    ``xlscore.PaperScorer``..., are resolved lazily by name); the plots, the batch job's map
+    and the commands reach it through the scorer."""
+    assert not (PACKAGE / "metric").exists()
+    assert _runtime_importers("xlscore.paper") == {"xlscore.scoring.scorer"}
+    # the check can fail: the blocks' importers of the scorer's corpus are found
+    assert "xlscore.scoring.blocks" in _runtime_importers("xlscore.scoring.corpus")
 
 
 def test_the_scorer_is_one_class_in_one_file_over_its_components():
     """``XLScorer`` has no base but ``object`` (no mixins), and the components it runs are
     each its own class, none of them spread over other files either."""
-    from xlscore.metric.anchoring import Anchoring
-    from xlscore.metric.mapping import Maps
-    from xlscore.metric.paper import PaperScorer
-    from xlscore.metric.similarity import Similarity
+    from xlscore.paper.mapping import Maps
+    from xlscore.paper.paper_scorer import PaperScorer
+    from xlscore.scoring.anchoring import Anchoring
     from xlscore.scoring.blend import ScoreBlend
     from xlscore.scoring.scorer import XLScorer
+    from xlscore.scoring.similarity import Similarity
 
     for cls in (XLScorer, PaperScorer, Maps, Anchoring, Similarity, ScoreBlend):
         assert cls.__bases__ == (object,), cls
@@ -350,8 +451,9 @@ def test_the_hand_table_of_names_is_one_entry_per_line_and_does_not_grow():
 
 
 def _experiment_imports() -> dict[str, set[str]]:
-    """Each experiment script and the other experiment scripts it imports (anywhere in it)."""
-    paths = {p.stem: p for p in (ROOT / "experiments").glob("*.py")}
+    """Each script of tools/ and experiments/ and the other such scripts it imports (anywhere
+    in it; a record script reaches the tools through experiments/_tools.py)."""
+    paths = {p.stem: p for d in ("tools", "experiments") for p in (ROOT / d).glob("*.py")}
     graph = {}
     for name, path in paths.items():
         deps = set()
@@ -368,6 +470,10 @@ def test_no_import_circles_among_the_experiments():
     graph = _experiment_imports()
     assert "estimator" in graph["gate"] or "_protocol" in graph["gate"]
     assert _cycle(graph) is None, " -> ".join(_cycle(graph))
+    record = {p.stem for p in (ROOT / "experiments").glob("*.py")}
+    tools = {p.stem for p in (ROOT / "tools").glob("*.py")}
+    assert not record & tools, record & tools
+    assert not {t: graph[t] & record for t in tools if graph[t] & record}  # tools need no study
     graph["_results"] = graph["_results"] | {"estimator"}
     assert _cycle(graph) is not None
 

@@ -3,8 +3,8 @@
 import pytest
 
 from xlscore import InputError, Lexicon, LexiconError
-from xlscore.metric.dictd import parse_entry
-from xlscore.metric.lexicon import _en_candidates, fold_ru
+from xlscore.lexicon.dictd import parse_entry
+from xlscore.lexicon.dictionary import _en_candidates, fold_ru
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from xlscore.errors import DuplicateEnginesWarning
 from xlscore.evaluation.compare import compare_engines
-from xlscore.metric.consensus import (
+from xlscore.scoring.consensus import (
     Voters,
     alike,
     copy_engines,

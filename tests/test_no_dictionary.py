@@ -9,10 +9,10 @@ import torch
 from conftest import offline_scorer, read_demo, run_cli
 
 from xlscore.errors import LexiconError, XLScoreError
-from xlscore.metric import lexicon as lexicon_module
-from xlscore.metric.lexicon import Lexicon, NoDictionaryWarning
-from xlscore.metric.translators import AlignmentTranslator, make_translator
-from xlscore.metric.wordalign import align, mutual_best
+from xlscore.lexicon import dictionary as lexicon_module
+from xlscore.lexicon.dictionary import Lexicon, NoDictionaryWarning
+from xlscore.lexicon.translators import AlignmentTranslator, make_translator
+from xlscore.lexicon.wordalign import align, mutual_best
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 
@@ -87,6 +87,7 @@ def test_default_scorer_runs_without_the_dictionary(no_dictionary):
         fixed.paper.maps.dictionary_map()
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_cli_score_rank_and_report_without_the_dictionary(no_dictionary, tmp_path):
     src, e1, e2 = DEMO / "source.en", DEMO / "engine1.ru", DEMO / "engine2.ru"
     r = run_cli("score", "-s", src, "-t", e1, "-t", e2, "--chunk-size", "50")

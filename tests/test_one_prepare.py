@@ -15,10 +15,10 @@ from conftest import offline_scorer
 
 from xlscore.checks import find_mismatches
 from xlscore.errors import DuplicateEnginesWarning, XLScoreError
-from xlscore.metric.corpus import check_corpus
-from xlscore.metric.pair_parts import without_paper_columns
+from xlscore.scoring.pair_parts import without_paper_columns
 from xlscore.text import pairs as pairs_module
 from xlscore.text import words
+from xlscore.text.pairs import check_corpus
 
 SOURCES = ["The cat sat on the mat.", "Two  dogs\u00adbark at 5 pm.", "The cat sat on the mat."]
 #: three engines and a copy of the first; soft hyphens and double spaces that normalising
@@ -60,16 +60,15 @@ def _calls(calls: collections.Counter, name: str) -> dict[tuple[str, str], int]:
 def test_one_block_is_normalised_deduplicated_validated_checked_and_moved_once(scorer, monkeypatch):
     calls: collections.Counter = collections.Counter()
     import xlscore.checks
-    import xlscore.metric.corpus
 
     _count(monkeypatch, calls, words, "normalize_text")
     _count(monkeypatch, calls, words, "offset_map")
     _count(monkeypatch, calls, pairs_module, "distinct_pairs")
-    _count(monkeypatch, calls, xlscore.metric.corpus, "check_corpus")
+    _count(monkeypatch, calls, pairs_module, "check_corpus")
     _count(monkeypatch, calls, xlscore.checks, "find_mismatches")
     # wrapped where the package holds them
     assert xlscore.checks.find_mismatches is not find_mismatches
-    assert xlscore.metric.corpus.check_corpus is not check_corpus
+    assert pairs_module.check_corpus is not check_corpus
     with pytest.warns(DuplicateEnginesWarning):  # engine d copies engine a
         results = list(scorer.iter_score(SOURCES, ENGINES))
     assert len(results) == 3  # one block: three segments of four engines
@@ -77,7 +76,7 @@ def test_one_block_is_normalised_deduplicated_validated_checked_and_moved_once(s
     # validated once, at the entry
     assert _calls(calls, "check_corpus") == {("scoring/scorer.py", "iter_score"): 1}
     # the distinct pairs found once, when the block is prepared
-    assert _calls(calls, "distinct_pairs") == {("scoring/blocks.py", "read_block"): 1}
+    assert _calls(calls, "distinct_pairs") == {("scoring/blocks.py", "read"): 1}
     texts = set(SOURCES) | {t for v in ENGINES.values() for t in v}
     normalised = _calls(calls, "normalize_text")
     # each distinct given text normalised once by the preparation
@@ -86,8 +85,8 @@ def test_one_block_is_normalised_deduplicated_validated_checked_and_moved_once(s
     # copies' texts as normalised, for the same text or a near-copy: over the corpus before
     # the blocks, then in the group) and where an offset map checks its own result
     assert {
-        where if where == "metric/consensus.py" else (where, fn) for where, fn in normalised
-    } <= {"metric/consensus.py", ("text/words.py", "_normalised_map")}, normalised
+        where if where == "scoring/consensus.py" else (where, fn) for where, fn in normalised
+    } <= {"scoring/consensus.py", ("text/words.py", "_normalised_map")}, normalised
     # the rule checks run in one place, once per distinct pair
     distinct = {(words.normalize_text(s), words.normalize_text(v[i]))
                 for v in ENGINES.values() for i, s in enumerate(SOURCES)}  # fmt: skip

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from xlscore.metric.anchor_pairs import find_anchors
-from xlscore.metric.cyrillic_languages import other_cyrillic
+from xlscore.lexicon.anchor_pairs import find_anchors
+from xlscore.text.cyrillic_languages import other_cyrillic
 from xlscore.text.words import split_words
 
 SOURCE = "The government said that the new rules will take effect next week."

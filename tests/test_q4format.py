@@ -32,6 +32,7 @@ def test_read_rejects_bad_magic_and_truncation(tmp_path):
         q4format.read(short)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_real_file_header_and_tokenizer():
     from xlscore import packs
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from xlscore.io.judgments import Judgment
-from xlscore.metric.consensus import Voters
+from xlscore.scoring.consensus import Voters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
 

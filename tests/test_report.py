@@ -17,9 +17,9 @@ from test_cli import ENGINES, EST, SRC, cli, ok
 from xlscore import InputError, ScoreResult
 from xlscore.estimator.spans import ErrorSpan
 from xlscore.evaluation.compare import compare_engines, segment_ranking
-from xlscore.metric.evidence import Evidence
 from xlscore.report.charts import length_bins
 from xlscore.report.page import build_report, read_saved_scores
+from xlscore.scoring.evidence import Evidence
 from xlscore.text.words import normalize_text
 
 HOSTILE = [

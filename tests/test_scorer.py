@@ -17,7 +17,7 @@ from conftest import (
 
 from xlscore import AlignmentMismatchError, Encoder, ProcrustesAligner, XLScorer
 from xlscore.errors import InputError, XLScoreError
-from xlscore.metric.alignment import IllPosedAlignmentWarning
+from xlscore.paper.alignment import IllPosedAlignmentWarning
 
 TINY_SRC = ["the cat sat on the mat", "a b c", "the cats", "x"]
 TINY_MT = ["неровно сложенный кусок", "что-то, x", "сло, x", "кусок"]
@@ -205,6 +205,7 @@ def test_chunked_and_resumed_scoring_equals_one_pass(offline, demo_results):
         assert by[""].score == pytest.approx(res[i].score, abs=1e-5)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_several_engines_at_once(offline):
     src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()
     engines = {
@@ -217,7 +218,7 @@ def test_several_engines_at_once(offline):
 
 
 def test_foreign_penalty_never_raises_a_score():
-    from xlscore.metric.bertscore import rescale
+    from xlscore.encoders.bertscore import rescale
     from xlscore.results import penalised
 
     for baseline in (None, 0.3, 0.8):
@@ -229,6 +230,7 @@ def test_foreign_penalty_never_raises_a_score():
             assert penalised(float(f1), 1.0, floor) == pytest.approx(floor)
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_resuming_after_the_last_segment_still_settles_the_map():
     s = offline_scorer(estimator=None)  # a new scorer: no map settled before
     rows = read_demo()[:8]
@@ -266,8 +268,8 @@ def four_engines(offline):
 
 
 def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline, four_engines):
-    from xlscore.metric.consensus import blend
     from xlscore.results import penalised
+    from xlscore.scoring.consensus import blend
     from xlscore.scoring.scorer import PAPER_CONSENSUS_WEIGHT
 
     src, engines = _engines(4)
@@ -293,6 +295,7 @@ def test_consensus_is_blended_into_the_score_of_three_or_more_engines(offline, f
             )
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_consensus_does_not_depend_on_engine_order_or_chunks_and_needs_three(offline, four_engines):
     src, engines = _engines(4)
     ref = four_engines
@@ -320,13 +323,13 @@ def test_rank_uses_consensus_and_refuses_a_bare_string(offline):
 def test_input_is_validated_once_per_call(monkeypatch, fields):
     """``score`` checks its two lists once; the chunks, the corpus map and the estimator it
     calls on the way trust them (issue 25)."""
-    import xlscore.metric.corpus as corpus_module
     from xlscore.estimator import prediction as estimator_module
-    from xlscore.metric import paper as paper_module
+    from xlscore.paper import paper_scorer as paper_module
     from xlscore.scoring import scorer as scorer_module
+    from xlscore.text import pairs as pairs_module
 
     calls = []
-    real = corpus_module.check_corpus
+    real = pairs_module.check_corpus
 
     def counting(*args):
         calls.append(1)
@@ -344,6 +347,7 @@ def test_input_is_validated_once_per_call(monkeypatch, fields):
     assert len(calls) == 1
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_default_score_depends_neither_on_the_chunk_nor_on_threads():
     """What docs/cli.md promises: other chunk sizes and thread counts give the same bits (each
     pair's similarity matched on its own, the map's statistics summed exactly; issue 52 had

@@ -85,6 +85,7 @@ def test_the_tagger_is_stored_as_its_features_weights_and_threshold(tmp_path):
         SpanTagger.from_meta({"features": list(FEATURES)})
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_shipped_file_carries_its_tagger_and_the_signature_names_it(tmp_path):
     from xlscore.estimator.model import QualityEstimator, read_metadata
 

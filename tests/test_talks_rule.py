@@ -1,5 +1,5 @@
-"""The talks files' rule in the experiments' protocol (issue 72): a figure for one talks set
-comes only from a model that never trained on it."""
+"""The talks files' rule in the estimator protocol (``tools/sets.py``, issue 72): a figure
+for one talks set comes only from a model that never trained on it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from xlscore.io.judgments import Judgment
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "experiments"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 
 import _protocol
 import sets

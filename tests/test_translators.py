@@ -6,7 +6,7 @@ import time
 import pytest
 
 from xlscore import Lexicon
-from xlscore.metric.translators import (
+from xlscore.lexicon.translators import (
     CorruptCacheWarning,
     DictionaryTranslator,
     OnlineTranslator,

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from xlscore.errors import LongInputWarning
 from xlscore.evaluation.compare import compare_engines
 from xlscore.io.outputs import output_lock
-from xlscore.metric.consensus import blend
 from xlscore.results import ScoreResult
 from xlscore.scoring.blend import CHECK_CAP, estimator_score
+from xlscore.scoring.consensus import blend
 
 SRC = str(DEMO / "source.en")
 ENGINES = [str(DEMO / f"engine{k}.ru") for k in range(1, 5)]
@@ -37,6 +37,7 @@ def default():
 
 
 # ---------------------------------------------------------------- 1. resume
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_a_resumed_run_computes_no_finished_chunk_and_counts_only_new_pairs(default, monkeypatch):
     """Chunks of 6 pairs (2 segments of 3 engines): resuming at segment 12 of 12 runs the
     checks and the estimator on nothing; resuming at segment 5 computes the chunks from

@@ -66,7 +66,7 @@ def test_the_written_signature_names_the_engines(tmp_path):
                 "score", "--format", "tsv", "-o", out, "-q")  # fmt: skip
     assert r.returncode == 0, r.stderr
     first = out.read_text(encoding="utf-8").splitlines()[0]
-    from xlscore.metric.consensus import engine_set, engine_sum
+    from xlscore.scoring.consensus import engine_set, engine_sum
 
     sums = [engine_sum(SOURCES, texts) for texts in OUTPUTS.values()]
     assert f"|engines:{engine_set(sums)} inputs:" in first
@@ -98,6 +98,7 @@ def test_a_change_to_a_model_shows_in_its_state_and_digest():
     assert _value_state({"a": [1, 2]}) != _value_state({"a": [1, 3]})
 
 
+@pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_the_test_that_edits_an_estimator_edits_its_own(tmp_path):
     """The tagger test set the shared estimator's tagger to None and saved it (renaming it):
     ``pytest tests/test_span_tagger.py tests/test_cli.py`` then failed two tests of

@@ -3,7 +3,7 @@
 ``xlscore.score(sources, translations)`` scores each pair in one call; :class:`XLScorer`
 keeps the models for many. The score is a quality estimator trained on human judgments; the
 method the project started from (Vetrov & Gorn: two monolingual encoders, an orthogonal map,
-BERTScore over anchor words) is :class:`~xlscore.metric.paper.PaperScorer`, whose columns
+BERTScore over anchor words) is :class:`~xlscore.paper.paper_scorer.PaperScorer`, whose columns
 the results report beside it.
 """
 
@@ -28,12 +28,14 @@ _LAZY = {
     "Encoder": "xlscore.encoders.encoder",
     "WordVectors": "xlscore.encoders.encoder",
     "QualityEstimator": "xlscore.estimator.model",
-    "ProcrustesAligner": "xlscore.metric.alignment",
-    "TokenScore": "xlscore.metric.compat",
-    "bert_score_compatible": "xlscore.metric.compat",
-    "Lexicon": "xlscore.metric.lexicon",
-    "PaperScorer": "xlscore.metric.paper",
-    "PaperSettings": "xlscore.metric.settings",
+    "ProcrustesAligner": "xlscore.paper.alignment",
+    "TokenScore": "xlscore.paper.compat",
+    "bert_score_compatible": "xlscore.paper.compat",
+    "Lexicon": "xlscore.lexicon.dictionary",
+    "PaperScorer": "xlscore.paper.paper_scorer",
+    "PaperSettings": "xlscore.scoring.presets",
+    "CorpusResult": "xlscore.scoring.corpus_result",
+    "SystemScore": "xlscore.system_score",
     "RankedTranslation": "xlscore.scoring.scorer",
     "ScoreResult": "xlscore.scoring.scorer",
     "XLScorer": "xlscore.scoring.scorer",
@@ -44,12 +46,14 @@ if TYPE_CHECKING:
     from xlscore.encoders import packs
     from xlscore.encoders.encoder import Encoder, WordVectors
     from xlscore.estimator.model import QualityEstimator
-    from xlscore.metric.alignment import ProcrustesAligner
-    from xlscore.metric.compat import TokenScore, bert_score_compatible
-    from xlscore.metric.lexicon import Lexicon
-    from xlscore.metric.paper import PaperScorer
-    from xlscore.metric.settings import PaperSettings
+    from xlscore.lexicon.dictionary import Lexicon
+    from xlscore.paper.alignment import ProcrustesAligner
+    from xlscore.paper.compat import TokenScore, bert_score_compatible
+    from xlscore.paper.paper_scorer import PaperScorer
+    from xlscore.scoring.corpus_result import CorpusResult
+    from xlscore.scoring.presets import PaperSettings
     from xlscore.scoring.scorer import RankedTranslation, ScoreResult, XLScorer, score
+    from xlscore.system_score import SystemScore
 
 
 def __getattr__(name: str) -> Any:
@@ -69,6 +73,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AlignmentMismatchError",
+    "CorpusResult",
     "Encoder",
     "InputError",
     "Lexicon",
@@ -80,6 +85,7 @@ __all__ = [
     "QualityEstimator",
     "RankedTranslation",
     "ScoreResult",
+    "SystemScore",
     "TokenScore",
     "WordVectors",
     "XLScoreError",

@@ -5,10 +5,10 @@ predicted error spans) and the flags and foreign-text share, which the score dep
 groups of fields cost extra work and can be left out when nobody reads them:
 
 * ``"evidence"``: unmatched source words, foreign words, numbers on one side only
-  (:mod:`xlscore.metric.evidence`); it needs every translation word looked up in the lexicon
+  (:mod:`xlscore.scoring.evidence`); it needs every translation word looked up in the lexicon
   (anchors).
 * ``"similarity"``: the untrained multilingual similarity of source and translation (the
-  all-words BERTScore F1 of :data:`xlscore.metric.similarity.SIMILARITY_ENCODER`, with the
+  all-words BERTScore F1 of :data:`xlscore.scoring.similarity.SIMILARITY_ENCODER`, with the
   foreign-text penalty), reported beside a score that does not blend it in; it needs that
   encoder's pass over both sides. An estimator whose file gives the similarity a weight
   computes it anyway (it is part of the score); without an estimator it is not computed.

@@ -18,7 +18,10 @@ class Finding:
     estimator's check weight takes points for (:data:`xlscore.checks.REGISTRY`);
     ``why_free``: when it does not count, why -- its rule's measured false alarms and hits
     (:mod:`xlscore.checks.measured`), e.g. ``reported, no cost: 200 false alarms in 6,016
-    error-free translations, ...``; ``""`` for a finding that counts.
+    error-free translations, ...``; ``""`` for a finding that counts. ``share``: the share of
+    the translation a ``degenerate`` finding covers, which pulls the score towards the floor
+    (:mod:`xlscore.checks.degenerate`: the blend reads it here, not by checking again);
+    ``None`` for the other checks.
     """
 
     check: str
@@ -27,6 +30,7 @@ class Finding:
     source_span: tuple[int, int] | None
     counts: bool = False
     why_free: str = ""
+    share: float | None = None
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON and Parquet): the spans as ``start``/``end`` and
@@ -42,6 +46,7 @@ class Finding:
             "source_end": src[1],
             "counts": self.counts,
             "why_free": self.why_free,
+            "share": self.share,
         }
 
     @classmethod
@@ -58,4 +63,5 @@ class Finding:
             span("source_start", "source_end"),
             bool(d.get("counts", False)),
             str(d.get("why_free") or ""),
+            None if d.get("share") is None else float(d["share"]),
         )

@@ -92,7 +92,7 @@ class ErrorSpan:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the words of one pair show (:mod:`xlscore.metric.evidence`); each list comes with
+    """What the words of one pair show (:mod:`xlscore.scoring.evidence`); each list comes with
     the character spans of its items (``*_at``) in the source or translation as given.
 
     Attributes:

@@ -1,5 +1,5 @@
 """The scorer's identity: every setting that changes a score, each component describing its own
-part (:meth:`xlscore.metric.paper.PaperScorer.describe`,
+part (:meth:`xlscore.paper.paper_scorer.PaperScorer.describe`,
 :meth:`xlscore.scoring.blend.ScoreBlend.describe`), gathered in one order (:data:`KEYS`) by
 :meth:`xlscore.scoring.scorer.XLScorer.describe`; and the sacreBLEU-style one-line signature made of
 them (:func:`signature_of`), which results carry: a :class:`Signature` record, its parts in

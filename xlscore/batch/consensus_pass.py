@@ -1,7 +1,7 @@
 """The consensus pass of a batch job (:mod:`xlscore.batch.distributed`): every source's
 candidates gathered across the staged units with a Ray Data ``groupby`` on a digest of the
 source text, their consensus blended into their scores as ``xlscore score`` blends it
-(:func:`xlscore.metric.consensus.group_consensus`), and each unit's final part file written.
+(:func:`xlscore.scoring.consensus.group_consensus`), and each unit's final part file written.
 
 Rows are engines' translations of one source only when the input says so, as the files'
 positions say it for ``xlscore score``: a row takes part only with a value in the engine
@@ -79,12 +79,12 @@ def alike_engines(group) -> dict:
     """Consensus pass, step 2 (Ray Data ``map_groups``): for each two engines with a row in
     one segment of this source, in how many segments both have one (``both``) and in how many
     their texts are alike (``alike``: the same or nearly the same,
-    :func:`xlscore.metric.consensus.alike`), from which the driver finds the engines that are
+    :func:`xlscore.scoring.consensus.alike`), from which the driver finds the engines that are
     copies of another, as ``xlscore score`` does
-    (:func:`xlscore.metric.consensus.duplicate_engines`)."""
+    (:func:`xlscore.scoring.consensus.duplicate_engines`)."""
     import numpy as np
 
-    from xlscore.metric.consensus import alike, row_hash
+    from xlscore.scoring.consensus import alike, row_hash
 
     counts: dict[tuple[str, str], list[int]] = {}
     sums: dict[str, int] = {}
@@ -115,9 +115,9 @@ def alike_engines(group) -> dict:
 def copies_from_counts(batches) -> dict[str, str]:
     """The engines that are copies of another (the same or nearly the same text in more than
     half the segments both have, two segments or more:
-    :func:`xlscore.metric.consensus.duplicate_engines`' rule), from :func:`alike_engines`'
+    :func:`xlscore.scoring.consensus.duplicate_engines`' rule), from :func:`alike_engines`'
     batches, each mapped to the first in name order of its group of copies."""
-    from xlscore.metric.consensus import copied, copy_groups
+    from xlscore.scoring.consensus import copied, copy_groups
 
     both: dict[tuple[str, str], int] = {}
     alike: dict[tuple[str, str], int] = {}
@@ -132,10 +132,10 @@ def copies_from_counts(batches) -> dict[str, str]:
 
 
 def engines_from_counts(batches) -> str:
-    """The engine set the consensus read (:func:`xlscore.metric.consensus.engine_set`), from
+    """The engine set the consensus read (:func:`xlscore.scoring.consensus.engine_set`), from
     each engine's multiset hashes in :func:`alike_engines`' batches: what ``xlscore score``
     signs for the same rows."""
-    from xlscore.metric.consensus import engine_set
+    from xlscore.scoring.consensus import engine_set
 
     sums: dict[str, int] = {}
     for batch in batches:
@@ -166,12 +166,12 @@ def _warn_copies(copies: dict[str, str]) -> None:
 def consensus_group(group, weight: float, floor: float, copies: dict[str, str]) -> dict:
     """Consensus pass, step 3 (Ray Data ``map_groups``): one source's rows cut into segments
     (:func:`_segments`), each segment's agreement and blended scores
-    (:func:`xlscore.metric.consensus.group_consensus`, as ``xlscore score`` takes them, with
+    (:func:`xlscore.scoring.consensus.group_consensus`, as ``xlscore score`` takes them, with
     the engines that are copies of another, ``copies``, one voter where they agree: nothing
     for a segment of too few voters)."""
     import numpy as np
 
-    from xlscore.metric.consensus import group_consensus
+    from xlscore.scoring.consensus import group_consensus
 
     at: list[int] = []
     agree: list[float | None] = []
@@ -219,7 +219,7 @@ def finish_consensus(job: Job, done: set[int], signature: str, weight: float, fl
     import numpy as np
     import pyarrow.parquet as pq
 
-    from xlscore.metric.consensus import CONSENSUS_MIN
+    from xlscore.scoring.consensus import CONSENSUS_MIN
 
     stage, units, pool = job.out / STAGE, job.units, job.pool
     ds = job.ray.data.from_items(

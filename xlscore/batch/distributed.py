@@ -11,15 +11,15 @@ The score of a pair must not depend on which worker scored it or with what else:
 
 * the corpus map (``alignment="corpus"``, the default) is fitted in a first pass: each unit
   returns its anchor-pair statistics (a d x d cross-covariance and a few sums,
-  :meth:`xlscore.metric.mapping.Maps.map_statistics`), the driver adds them up in unit order
-  and solves once (:meth:`~xlscore.metric.mapping.Maps.map_from_statistics`) -- the map of the
+  :meth:`xlscore.paper.mapping.Maps.map_statistics`), the driver adds them up in unit order
+  and solves once (:meth:`~xlscore.paper.mapping.Maps.map_from_statistics`) -- the map of the
   whole corpus, equal to a local fit up to float summation order. Any map (corpus,
   dictionary, a saved one) and a user-trained estimator are then sent to the workers once,
   through the object store;
 * the quality estimator's forward passes have shapes fixed by each pair's own length
   (:func:`xlscore.encoders.arithmetic.batch_shape`), so its predictions are bit-identical whatever a
   unit holds;
-* the consensus across engines (:mod:`xlscore.metric.consensus`, on by default as in
+* the consensus across engines (:mod:`xlscore.scoring.consensus`, on by default as in
   ``xlscore score``) needs every candidate of a source in one place, wherever its rows are:
   each unit's scores before the consensus are staged in ``output/_stage/``, then a Ray Data
   ``groupby`` on a digest of the source text gathers the candidates of each source across
@@ -336,8 +336,6 @@ def _alignment(job: Job, driver):
     paper's columns are not computed: :mod:`xlscore.fields`): a saved one,
     the dictionary map, or the corpus map -- from a previous run of this job, else fitted in
     a first pass over the data. The driver's scorer then carries it, for the signature."""
-    from xlscore.metric.alignment import ProcrustesAligner
-
     maps = driver.paper.maps
     if driver.paper.multilingual or "paper" not in driver.fields:
         return None
@@ -347,7 +345,7 @@ def _alignment(job: Job, driver):
         return maps.dictionary_map()
     path, units = job.out / MAP_FILE, job.units
     if path.exists():
-        aligner = ProcrustesAligner.load(path)
+        aligner = maps.load_map(path)
         if aligner.meta.get("job") == job.key:
             maps.last = aligner
             return aligner

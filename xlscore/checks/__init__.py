@@ -33,7 +33,7 @@ input it returns a (possibly empty) list.
 What a check reports is a :class:`~xlscore.finding.Finding` (kept in each
 :class:`~xlscore.ScoreResult`). Every finding either costs points (``counts``) or says why it
 does not (``why_free``: its rule's false alarms and hits on WMT21 newstest MQM, from
-:mod:`.measured`, which ``experiments/checks.py`` writes). The package: :mod:`.text` (shared
+:mod:`.measured`, which ``tools/checks.py`` writes). The package: :mod:`.text` (shared
 helpers), the number check in :mod:`.numbers` (with :mod:`.quantities`, :mod:`.digits` and
 :mod:`.numerals`), the name check in :mod:`.names` (with :mod:`.translit`), the negation check
 in :mod:`.negation`, and their word tables in :mod:`.number_words`, :mod:`.name_words`,

@@ -29,7 +29,8 @@ beyond that pull (``Finding.counts`` marks them as costing points).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from xlscore.finding import Finding
@@ -104,10 +105,18 @@ def degeneracy(source: str, translation: str) -> Degeneracy:
     ]
     if not found:
         return NONE
+    findings = tuple(replace(f, share=share) for f, share in found)
+    return Degeneracy(degenerate_share(findings), findings)
+
+
+def degenerate_share(findings: Iterable[Finding]) -> float:
+    """The share of a translation its ``degenerate`` findings cover, each kind an independent
+    pull (``1 - prod(1 - share)``, in one order whatever the findings' order): what the blend
+    reads from a pair's findings, which carry their shares, instead of checking again."""
     kept = 1.0
-    for _, share in found:
+    for share in sorted(f.share for f in findings if f.check == "degenerate" and f.share):
         kept *= 1.0 - share
-    return Degeneracy(1.0 - kept, tuple(f for f, _ in found))
+    return 1.0 - kept
 
 
 def _check_degenerate(source: str, translation: str) -> list[Finding]:

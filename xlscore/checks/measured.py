@@ -6,7 +6,7 @@ the measured reason it does not (:attr:`xlscore.finding.Finding.why_free`), e.g.
 no cost: 200 false alarms in 6,016 error-free translations, 139 hits in 2,416 with an
 error (WMT21 newstest MQM; experiments/results/checks.md)``.
 
-The figures are not typed by hand: ``python experiments/checks.py --data-dir DIR`` writes them
+The figures are not typed by hand: ``python tools/checks.py --data-dir DIR`` writes them
 to ``measured.tsv`` beside this module (one line per rule whose findings cost nothing), from the
 same run as ``experiments/results/checks.md``. A *false alarm* is a translation the rule flags
 in which the rater marked no error at all; a *hit*, one flagged with at least one error.

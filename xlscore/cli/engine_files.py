@@ -7,8 +7,12 @@ import argparse
 import hashlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xlscore.errors import InputError
+
+if TYPE_CHECKING:
+    from xlscore.scoring.corpus_result import CorpusResult
 
 
 def _read(path: str, column: str | None, allow_empty: bool) -> list[str]:
@@ -86,8 +90,11 @@ class PairProgress:
 
 def score_engines(
     scorer, sources: list[str], engines: dict[str, list[str]], args: argparse.Namespace
-) -> list[dict]:
-    """``{engine: ScoreResult}`` of every segment, with a progress bar."""
+) -> CorpusResult:
+    """The scored corpus (:class:`~xlscore.scoring.corpus_result.CorpusResult`: every
+    segment's results by engine, the system scores, the signature), with a progress bar."""
+    from xlscore.scoring.corpus_result import CorpusResult
+
     results = []
     bar = PairProgress(len(sources), len(engines), args.quiet)
     for i, by in scorer.iter_score(
@@ -96,4 +103,4 @@ def score_engines(
         results.append(by)
         bar.finished(i)
     bar.close()
-    return results
+    return CorpusResult.of(results, scorer.signature())

@@ -17,7 +17,7 @@ from xlscore.io.outputs import check_output
 
 def add_fit_parser(sub) -> None:
     """Register ``xlscore fit``."""
-    from xlscore.metric.corpus import CHUNK_PAIRS
+    from xlscore.text.pairs import CHUNK_PAIRS
 
     p = sub.add_parser(
         "fit",

@@ -22,8 +22,8 @@ def add_lexicon_parser(sub) -> None:
 
 
 def cmd_lexicon(args: argparse.Namespace) -> int:
-    from xlscore.metric.anchor_pairs import is_cyrillic
-    from xlscore.metric.lexicon import Lexicon
+    from xlscore.lexicon.dictionary import Lexicon
+    from xlscore.text.scripts import is_cyrillic
 
     lex = Lexicon.load(args.lexicon)
     if args.action == "build":

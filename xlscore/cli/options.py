@@ -10,8 +10,8 @@ from collections.abc import Callable
 from xlscore.encoders.dtypes import DTYPES
 from xlscore.errors import XLScoreError
 from xlscore.estimator.recipe import Recipe
-from xlscore.metric.settings import PRESETS
-from xlscore.metric.translators import TRANSLATORS
+from xlscore.lexicon.translators import TRANSLATORS
+from xlscore.scoring.presets import PRESETS
 
 
 def at_least(minimum: int | float, kind: type = int) -> Callable[[str], int | float]:

@@ -24,7 +24,7 @@ from xlscore.io.outputs import check_output, writing_to
 
 def add_rank_parser(sub) -> None:
     """Register ``xlscore rank``."""
-    from xlscore.metric.corpus import CHUNK_PAIRS
+    from xlscore.text.pairs import CHUNK_PAIRS
 
     p = sub.add_parser(
         "rank",
@@ -51,11 +51,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     sources, engines = read_corpus(args)
     if len(engines) < 2:
         raise InputError("rank needs at least two translations files (-t A -t B)")
-    from xlscore.evaluation.compare import compare_engines
-
-    scorer = load_scorer(args)
-    comparison = compare_engines(score_engines(scorer, sources, engines, args), n_boot=args.n_boot)
-    signature = scorer.signature()
+    result = score_engines(load_scorer(args), sources, engines, args)
+    comparison, signature = result.compare(n_boot=args.n_boot), result.signature
     with writing_to(out_path), contextlib.ExitStack() as stack:  # never closes sys.stdout
         out: TextIO = (
             stack.enter_context(open(args.output, "w", encoding="utf-8"))

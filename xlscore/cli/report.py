@@ -16,7 +16,7 @@ from xlscore.errors import InputError
 
 def add_report_parser(sub) -> None:
     """Register ``xlscore report`` (with the shared input and model/method options)."""
-    from xlscore.metric.corpus import CHUNK_PAIRS
+    from xlscore.text.pairs import CHUNK_PAIRS
 
     p = sub.add_parser(
         "report",
@@ -91,9 +91,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
         signature = final or head.split(" inputs:")[0]
     else:
-        scorer = load_scorer(args)
-        results = score_engines(scorer, sources, engines, args)
-        signature = scorer.signature()
+        scored = score_engines(load_scorer(args), sources, engines, args)
+        results, signature = scored.segments, scored.signature
     log = logging.getLogger("xlscore")  # status lines: none with --quiet
     start = time.perf_counter()
     log.info("building the page (%d bootstrap resamples, plots)...", args.n_boot)

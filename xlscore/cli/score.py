@@ -25,16 +25,8 @@ from xlscore.cli.options import (
 from xlscore.errors import InputError
 from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.io.outputs import check_output, output_lock, writing_to
-from xlscore.io.writers import (
-    WRITERS,
-    Checked,
-    Empties,
-    Row,
-    check_resumable,
-    is_finished,
-    resume_state,
-)
-from xlscore.results import empty_cost
+from xlscore.io.writers import WRITERS, Row, check_resumable, is_finished, resume_state
+from xlscore.system_score import SystemScores
 
 #: the command line's status lines (``xlscore: ...`` on standard error, none with ``--quiet``)
 log = logging.getLogger("xlscore")
@@ -42,7 +34,7 @@ log = logging.getLogger("xlscore")
 
 def add_score_parser(sub) -> None:
     """Register ``xlscore score``."""
-    from xlscore.metric.corpus import CHUNK_PAIRS
+    from xlscore.text.pairs import CHUNK_PAIRS
 
     p = sub.add_parser(
         "score",
@@ -146,9 +138,12 @@ def _score_to(
         if start == 0:
             writer.header(head, names)
             out.flush()
-        scores = {e: [r.score for r in done[e]] for e in names}
-        costs = {e: [r.check_cost for r in done[e]] for e in names}
-        empty = {e: [r.empty for r in done[e]] for e in names}
+        # the system scores from the scores as written (those read back when resuming
+        # included), so that a resumed file's system scores are an uninterrupted run's
+        systems = SystemScores(names)
+        for name in names:
+            for row in done[name]:
+                systems.add(name, row.score, row.check_cost, row.empty)
         bar = PairProgress(len(sources), len(names), args.quiet, start)
         for i, by in scorer.iter_score(
             sources,
@@ -159,25 +154,18 @@ def _score_to(
             workers=args.workers,
         ):
             for name in names:
-                writer.row(i + 1, name, by[name])
-                scores[name].append(writer.written(by[name].score))
-                costs[name].append(writer.written(by[name].check_cost or 0.0))
-                empty[name].append(by[name].is_empty)
+                r = by[name]
+                writer.row(i + 1, name, r)
+                systems.add(
+                    name, writer.written(r.score), writer.written(r.check_cost or 0.0), r.is_empty
+                )
             bar.finished(i)
             if i % 10 == 9:  # finished segments reach the file soon (a killed run keeps them)
                 out.flush()
         bar.close()
         signature = scorer.signature()
-        for name in names:
-            vals = scores[name]
-            writer.summary(
-                name,
-                sum(vals) / len(vals) if vals else float("nan"),
-                len(vals),
-                signature,
-                Empties(sum(empty[name]), empty_cost(vals, empty[name]) if vals else 0.0),
-                Checked.of(costs[name]),
-            )
+        for system in systems.result().values():
+            writer.summary(system, signature)
         out.flush()
     if out_path is not None:  # written to standard output, it was said there already
         log.info("%s", signature)

@@ -45,7 +45,7 @@ _AUTOCAST = {"bf16": torch.bfloat16, "fp16": torch.float16}
 #: CPU kinds, fastest matrix arithmetic first (:func:`cpu_kind`)
 CPU_KINDS = ("amx", "avx512-bf16", "avx512-vnni", "avx512", "avx2", "other")
 #: what ``auto`` computes in on each kind of CPU: an arithmetic the ship gate passed against
-#: float32 (``experiments/gate_arithmetic.py``) where it is faster. None has passed: bfloat16
+#: float32 (``tools/gate_arithmetic.py``) where it is faster. None has passed: bfloat16
 #: (the only fast one with AMX; slower than float32 with AVX512-BF16 alone) missed the gate by
 #: 0.001 on the biomedical set (``experiments/results/gate-bf16.md``), int8 failed it
 #: (:data:`INT8_REFUSED`); so float32 on every kind until one passes

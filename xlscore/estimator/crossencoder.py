@@ -153,7 +153,7 @@ def word_evidence(
     ``(0, 0)``: not a translation piece): bit 0 when its word has a Latin letter, bit 1 when
     its word occurs in ``source`` (case aside). Words without a letter have no flags."""
 
-    from xlscore.metric.anchor_pairs import has_latin, has_letter
+    from xlscore.text.scripts import has_latin, has_letter
     from xlscore.text.words import split_words
 
     seen = _source_words(source)

@@ -7,7 +7,7 @@ the estimate already holds ``meaning_blend`` times the meaning head's output
 towards the floor by the share of foreign words instead
 (:func:`xlscore.scoring.blend.estimator_score`). When three or more translations of one source
 are scored together, ``consensus_weight`` times the spread of their scores times the z score of
-each one's agreement with the others is added (:func:`xlscore.metric.consensus.blend`). The
+each one's agreement with the others is added (:func:`xlscore.scoring.consensus.blend`). The
 scorer, the distillation of a student and the ship gate all read it from the file through
 :meth:`ScoreFormula.from_meta`.
 """

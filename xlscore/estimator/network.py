@@ -149,7 +149,7 @@ class EstimatorNetwork:
     @property
     def separate_similarity(self) -> bool:
         """Whether the scorer's similarity needs the separate pass of
-        :data:`xlscore.metric.similarity.SIMILARITY_ENCODER` over each side (a similarity
+        :data:`xlscore.scoring.similarity.SIMILARITY_ENCODER` over each side (a similarity
         weight)."""
         return bool(self.similarity_weight)
 

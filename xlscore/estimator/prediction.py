@@ -30,8 +30,7 @@ from xlscore.estimator.spans import (
     move_words,
     word_errors,
 )
-from xlscore.metric.corpus import check_corpus
-from xlscore.text.pairs import DistinctPairs, distinct_pairs
+from xlscore.text.pairs import DistinctPairs, check_corpus, distinct_pairs
 
 if TYPE_CHECKING:
     from xlscore.estimator.crossencoder import Encoded

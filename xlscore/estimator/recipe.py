@@ -237,7 +237,7 @@ PLAIN_HEADS = replace(
     span_threshold=0.7,
 )
 
-#: named recipes to start from (``experiments/estimator.py run --recipe``)
+#: named recipes to start from (``tools/estimator.py run --recipe``)
 RECIPES = {"default": Recipe(), "plain": PLAIN, "plain-heads": PLAIN_HEADS}
 
 

@@ -7,7 +7,7 @@ reads both: for each word of the translation it takes the head's error probabili
 Latin letters, a Latin word copied from the source, a run of Latin words, a check finding that
 points at it, ...), and gives a calibrated probability that the word is part of an error, a
 logistic combination fitted on held-out word predictions of the raters' sets
-(``experiments/span_tagger.py``). Words at or above ``threshold`` form spans; a span shorter
+(``tools/span_tagger.py``). Words at or above ``threshold`` form spans; a span shorter
 than ``min_chars`` letters or digits is dropped (a lone comma is no error a reviewer can check).
 
 The tagger is stored in the estimator file's metadata (``span_tagger``), as the score formula
@@ -30,8 +30,8 @@ import regex
 
 from xlscore.errors import ModelError
 from xlscore.estimator.spans import WordError
-from xlscore.metric.anchor_pairs import has_latin
 from xlscore.results import ErrorSpan
+from xlscore.text.scripts import has_latin
 from xlscore.text.words import Word, split_words
 
 #: the facts read for each word, in the order of :attr:`SpanTagger.weights`

@@ -132,6 +132,7 @@ def arrow_type(kind: str):
                     ("source_end", i32),
                     ("counts", pa.bool_()),
                     ("why_free", pa.string()),
+                    ("share", pa.float64()),
                 ]
             )
         ),

@@ -15,6 +15,7 @@ from xlscore.fields import ALL
 from xlscore.io import schema
 from xlscore.results import EMPTY_FLAGS
 from xlscore.signature import Signature
+from xlscore.system_score import SystemScore
 
 
 @dataclass
@@ -26,44 +27,6 @@ class Row:
     score: float
     check_cost: float = 0.0
     empty: bool = False  # an empty translation or source (ScoreResult.is_empty)
-
-
-class Empties(NamedTuple):
-    """An engine's empty segments (scored at the floor) and how much they lower its mean."""
-
-    segments: int = 0
-    cost: float = 0.0
-
-    def note(self) -> str:
-        """`` (N empty, scored at the floor: -C of this mean)``, or nothing without them."""
-        if not self.segments:
-            return ""
-        return f" ({self.segments} empty, scored at the floor: {-self.cost:+.4f} of this mean)"
-
-
-NO_EMPTIES = Empties()
-
-
-class Checked(NamedTuple):
-    """An engine's segments whose score the rule checks lowered, and by how much its mean."""
-
-    segments: int = 0
-    cost: float = 0.0
-
-    def note(self) -> str:
-        """`` (the checks took points in N segments: -C of this mean)``, or nothing."""
-        if not self.segments:
-            return ""
-        where = f"{self.segments} segment" + ("s" if self.segments != 1 else "")
-        return f" (the checks took points in {where}: {-self.cost:+.4f} of this mean)"
-
-    @classmethod
-    def of(cls, costs: list[float]) -> Checked:
-        """From each segment's check cost as written."""
-        return cls(sum(c > 0 for c in costs), sum(costs) / len(costs) if costs else 0.0)
-
-
-NO_CHECKS = Checked()
 
 
 def check_reason(r) -> str:
@@ -108,15 +71,7 @@ class Writer:
 
     def header(self, head: str, engines: list[str]) -> None: ...
     def row(self, segment: int, engine: str, r) -> None: ...
-    def summary(
-        self,
-        engine: str,
-        mean: float,
-        n: int,
-        signature: str,
-        empties: Empties = NO_EMPTIES,
-        checked: Checked = NO_CHECKS,
-    ) -> None: ...
+    def summary(self, system: SystemScore, signature: str) -> None: ...
     def first_line(self, head: str) -> str:
         raise NotImplementedError
 
@@ -158,7 +113,7 @@ class TsvWriter(Writer):
         cells = [str(segment), engine, *(c.tsv(r) for c in schema.COLUMNS)]
         self.out.write("\t".join(cells) + "\n")
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
+    def summary(self, system, signature):
         """Nothing: a system score is no row of the segments' table (see the class)."""
 
     def parse(self, line):
@@ -194,10 +149,10 @@ class TextWriter(TsvWriter):
         line = f"{segment:>7}  {engine:<16} {r.score:+8.4f}{paper}"
         self.out.write(f"{line}  {notes}\n" if notes else f"{line}\n")
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
+    def summary(self, system, signature):
         self.out.write(
-            f"# system score {engine}: {mean:.4f} over {n} segments{empties.note()}"
-            f"{checked.note()}\n"
+            f"# system score {system.engine}: {system.mean:.4f} over {system.segments} "
+            f"segments{system.notes()}\n"
         )
 
     def is_summary(self, line, engine):
@@ -241,20 +196,10 @@ class JsonWriter(Writer):
             + "\n"
         )
 
-    def summary(self, engine, mean, n, signature, empties=NO_EMPTIES, checked=NO_CHECKS):
+    def summary(self, system, signature):
         self.out.write(
             json.dumps(
-                {
-                    "type": "system",
-                    "system": engine,
-                    "score": mean,
-                    "segments": n,
-                    "empty": empties.segments,
-                    "empty_cost": empties.cost,
-                    "checked": checked.segments,
-                    "check_cost": checked.cost,
-                    "signature": signature,
-                },
+                {"type": "system", **system.to_dict(), "signature": signature},
                 ensure_ascii=False,
             )
             + "\n"

@@ -18,7 +18,6 @@ import torch
 from matplotlib.figure import Figure
 
 from xlscore.errors import InputError
-from xlscore.metric.paper import map_vectors
 
 _COLORS = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
 
@@ -53,7 +52,7 @@ def alignment_map(
     corpus = scorer.prepare([source] * len(translations), list(translations))
     aligner = scorer.paper.maps.choose(corpus)
     results = scorer.paper.score_prepared(corpus, variant, aligner=aligner)
-    mapped = map_vectors(corpus.mt, aligner)
+    mapped = scorer.paper.map_vectors(corpus.mt, aligner)
     src = corpus.src[0]
     blocks = [src.vectors, *mapped]
     points = torch.nn.functional.normalize(torch.cat(blocks).float(), dim=-1).numpy()

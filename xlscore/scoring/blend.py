@@ -1,7 +1,7 @@
 """How a pair's parts become its ``score``: the quality estimator's prediction (with the
 multilingual similarity blended in when the estimator's file gives it a weight; the default's
 does not), or, without an estimator, the paper's F1; then, when three or more translations of
-one source are scored together, the candidates' consensus (:mod:`xlscore.metric.consensus`).
+one source are scored together, the candidates' consensus (:mod:`xlscore.scoring.consensus`).
 
 :class:`ScoreBlend` is the scorer's component for it; :func:`estimator_score` is the formula
 itself, for numbers or arrays (the experiments and distillation use it too).
@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xlscore.checks.degenerate import degeneracy
+from xlscore.checks.degenerate import FLAG_SHARE, degenerate_share
 from xlscore.errors import XLScoreError
 from xlscore.estimator.formula import CHECK_CAP
 from xlscore.estimator.span_tagger import Pointer
-from xlscore.metric.consensus import CONSENSUS_MIN, UTILITY, group_consensus
-from xlscore.metric.corpus import PreparedCorpus
-from xlscore.metric.similarity import SIMILARITY_ENCODER, Similarity
 from xlscore.results import ScoreResult, Values, penalised
+from xlscore.scoring.consensus import CONSENSUS_MIN, UTILITY, group_consensus
+from xlscore.scoring.corpus import PreparedCorpus
+from xlscore.scoring.similarity import SIMILARITY_ENCODER, Similarity
 
 if TYPE_CHECKING:
     from xlscore.estimator.model import QualityEstimator
@@ -206,7 +206,7 @@ class ScoreBlend:
         b = self.estimator.check_weight
         sources, translations = corpus.texts()
         tagger = self.estimator.tagger
-        if corpus.findings is None and (b or tagger is not None):
+        if corpus.findings is None:  # the degenerate check's shares, at least
             raise XLScoreError(
                 "the score needs the rule checks' findings: prepare the corpus with "
                 "XLScorer.prepare, which runs them"
@@ -235,10 +235,12 @@ class ScoreBlend:
             from xlscore.checks import counted
 
             findings = [counted(f) for f in corpus.findings or ()]
+        # the degenerate share each pair's findings carry (the checks ran once, in one place)
+        degenerate = [degenerate_share(f) for f in corpus.findings or ()]
         return [
-            _with_estimate(r, e, sim, found, pair, floor=floor, weight=w, check_weight=b)
-            for r, e, sim, found, pair in zip(
-                results, estimates, similarity, findings, zip(sources, translations)
+            _with_estimate(r, e, sim, found, share, floor=floor, weight=w, check_weight=b)
+            for r, e, sim, found, share in zip(
+                results, estimates, similarity, findings, degenerate, strict=True
             )
         ]
 
@@ -255,11 +257,11 @@ class ScoreBlend:
         engines' translations of a segment). Each candidate of a group of at least
         :data:`CONSENSUS_MIN` gets its ``consensus`` (its mean chrF against the others, 0..1)
         and ``score + w * sd * z(consensus)`` as its score (``sd``: the spread of the group's
-        scores; :func:`xlscore.metric.consensus.group_consensus`: no score goes below the
+        scores; :func:`xlscore.scoring.consensus.group_consensus`: no score goes below the
         floor), and what that moved it by as its ``consensus_shift``; its ``estimate`` stays
         what it was. ``engines``: the engine of each position,
         and ``copies``: the engines that are copies of another
-        (:func:`xlscore.metric.consensus.copy_engines`), whose same texts are one voter.
+        (:func:`xlscore.scoring.consensus.copy_engines`), whose same texts are one voter.
         Flagged candidates (empty, untranslated, wrong language, degenerate) neither take
         part nor change. Smaller groups (fewer than :data:`CONSENSUS_MIN` voters), and every
         result when the weight is 0, are returned unchanged."""
@@ -312,7 +314,7 @@ def _with_estimate(
     e: Estimate,
     sim: float | None,
     found: int | None,
-    pair: tuple[str, str],
+    degenerate: float,
     *,
     floor: float,
     weight: float,
@@ -320,16 +322,15 @@ def _with_estimate(
 ) -> ScoreResult:
     """One result with the estimator's part (:meth:`ScoreBlend.apply_estimator`): the
     estimate ``e`` (its score, adequacy and error spans), the similarity ``sim``, the
-    ``found`` findings that count, and the score made of them; an empty pair the lowest
-    score there is."""
+    ``found`` findings that count, the ``degenerate`` share of the translation, and the score
+    made of them; an empty pair the lowest score there is."""
     if r.is_empty:  # nothing to estimate: the lowest score there is
         return replace(r, estimate=floor, adequacy=0.0, similarity=sim, score=floor - 2 * weight)
-    degen = degeneracy(*pair)
     own = functools.partial(
         estimator_score, e.score, foreign=r.foreign, similarity=sim, weight=weight, floor=floor
     )
-    score = own(findings=found, check_weight=check_weight, degenerate=degen.share)
-    ruled = bool(check_weight or degen.share)  # whether the rules could take points
+    score = own(findings=found, check_weight=check_weight, degenerate=degenerate)
+    ruled = bool(check_weight or degenerate)  # whether the rules could take points
     return replace(
         r,
         estimate=e.score,
@@ -339,5 +340,5 @@ def _with_estimate(
         score=score,
         # what the rules took, as taken: nothing below the floor
         check_cost=own() - score if ruled else None,
-        flags=r.flags + ("degenerate",) * (degen.flagged and not r.flags),
+        flags=r.flags + ("degenerate",) * (degenerate >= FLAG_SHARE and not r.flags),
     )

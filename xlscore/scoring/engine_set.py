@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 
 from xlscore.errors import DuplicateEnginesWarning
-from xlscore.metric.consensus import (
+from xlscore.scoring.consensus import (
     CONSENSUS_MIN,
     copy_groups,
     duplicate_engines,
@@ -19,7 +19,7 @@ from xlscore.metric.consensus import (
 
 def warned_copies(systems: Mapping[str, Sequence[str]], start: int) -> dict[str, str]:
     """The engines that are copies of another over the whole corpus
-    (:func:`~xlscore.metric.consensus.copy_engines`: the same or nearly the same translation
+    (:func:`~xlscore.scoring.consensus.copy_engines`: the same or nearly the same translation
     in most segments), with a :class:`~xlscore.errors.DuplicateEnginesWarning` for each two
     such engines when a run starts (not again when it resumes, ``start`` > 0)."""
     alike = duplicate_engines(systems)
@@ -38,7 +38,7 @@ def warned_copies(systems: Mapping[str, Sequence[str]], start: int) -> dict[str,
 def engines_part(
     consensus: str | None, sources: Sequence[str], engines: Mapping[str, Sequence[str]]
 ) -> str | None:
-    """The engine set (:func:`~xlscore.metric.consensus.engine_set`) that the scores of
+    """The engine set (:func:`~xlscore.scoring.consensus.engine_set`) that the scores of
     ``engines`` scored together depend on, for the signature; ``None`` when no consensus
     enters them (``consensus``, the scorer's description of it, is ``None``, or fewer than
     :data:`CONSENSUS_MIN` engines)."""

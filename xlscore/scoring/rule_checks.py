@@ -7,7 +7,7 @@ score, the span tagger and distillation read them. Which checks run is the score
 
 from __future__ import annotations
 
-from xlscore.metric.corpus import PreparedCorpus
+from xlscore.scoring.corpus import PreparedCorpus
 
 
 class RuleChecks:

@@ -2,11 +2,11 @@
 no reference.
 
 :class:`XLScorer` runs its components over a corpus, chunk by chunk: the words of each side
-(:mod:`xlscore.text.words`), their anchors (:class:`~xlscore.metric.anchoring.Anchoring`)
-and, when asked for, the paper's columns (:class:`~xlscore.metric.paper.PaperScorer`); then
+(:mod:`xlscore.text.words`), their anchors (:class:`~xlscore.scoring.anchoring.Anchoring`)
+and, when asked for, the paper's columns (:class:`~xlscore.paper.paper_scorer.PaperScorer`); then
 the final score (:class:`~xlscore.scoring.blend.ScoreBlend`: the quality estimator's
 prediction, the default, or the paper's F1 with the candidates' consensus), with the
-multilingual similarity (:class:`~xlscore.metric.similarity.Similarity`) where the score or
+multilingual similarity (:class:`~xlscore.scoring.similarity.Similarity`) where the score or
 a field needs it. Each component describes its own part of the signature
 (:mod:`xlscore.signature`).
 """
@@ -17,6 +17,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from xlscore._version import __version__
 from xlscore.encoders.encoder import Encoder
@@ -25,33 +26,33 @@ from xlscore.estimator.model import DEFAULT as DEFAULT_ESTIMATOR
 from xlscore.estimator.model import QualityEstimator
 from xlscore.fields import DEFAULT as DEFAULT_FIELDS
 from xlscore.fields import FIELDS, resolve_fields
-from xlscore.metric.anchoring import Anchoring
-from xlscore.metric.corpus import (
-    CHUNK_PAIRS,
-    PreparedCorpus,
-    assign_folds,
-    check_corpus,
-    segment_chunks,
-    segment_pairs,
-)
-from xlscore.metric.lexicon import Lexicon
-from xlscore.metric.paper import PaperScorer
-from xlscore.metric.settings import OFFLINE_EN, OFFLINE_RU, PRESETS, PaperSettings, Preset
-from xlscore.metric.similarity import Similarity
-from xlscore.metric.translators import make_translator
+from xlscore.lexicon.dictionary import Lexicon
+from xlscore.lexicon.translators import make_translator
 from xlscore.results import RankedTranslation, ScoreResult, rank_order
+from xlscore.scoring.anchoring import Anchoring
 from xlscore.scoring.blend import CONSENSUS_MIN, PAPER_CONSENSUS_WEIGHT, ScoreBlend
-from xlscore.scoring.blocks import (
-    check_workers,
-    finish_block,
-    read_block,
-    runs_in_blocks,
-    score_blocks,
-)
+from xlscore.scoring.blocks import BlockPipeline
+from xlscore.scoring.corpus import PreparedCorpus, assign_folds
+from xlscore.scoring.corpus_result import CorpusResult
 from xlscore.scoring.engine_set import engines_part, warned_copies
 from xlscore.scoring.plan import Plan
+from xlscore.scoring.presets import (
+    ALIGNMENTS,
+    OFFLINE_EN,
+    OFFLINE_RU,
+    PRESETS,
+    PaperSettings,
+    Preset,
+    checked_variant,
+    settings_description,
+)
 from xlscore.scoring.rule_checks import RuleChecks
+from xlscore.scoring.similarity import Similarity
 from xlscore.signature import KEYS, signature_of
+from xlscore.text.pairs import CHUNK_PAIRS, check_corpus, segment_chunks, segment_pairs
+
+if TYPE_CHECKING:  # built on first use (:attr:`XLScorer.paper`), never by the default score
+    from xlscore.paper.paper_scorer import PaperScorer
 
 __all__ = [
     "CHUNK_PAIRS",
@@ -94,6 +95,15 @@ def _encoders(
     return en, _encoder(paper.ru_model or OFFLINE_RU, ru_layer, device, dtype)
 
 
+def _named_alignment(settings: PaperSettings) -> bool:
+    """Whether the settings name their map (``corpus``, ``dictionary``, none for one
+    multilingual encoder) rather than give a saved one, whose digest signs every score."""
+    alignment = settings.alignment
+    return settings.multilingual is not None or (
+        isinstance(alignment, str) and alignment in ALIGNMENTS
+    )
+
+
 #: the scorer's own settings beside the paper's record
 _OWN = ("estimator", "consensus", "fields", "device", "dtype")
 
@@ -109,13 +119,13 @@ class XLScorer:
     :meth:`preset` and :meth:`offline` take the settings by name.
 
     Args:
-        paper: the paper's settings (:class:`~xlscore.metric.settings.PaperSettings`:
+        paper: the paper's settings (:class:`~xlscore.scoring.presets.PaperSettings`:
             encoders, layer, lexicon, translator, alignment, variant, idf, rescaling);
             ``None``: the offline default's.
         estimator: ``"default"`` (the shipped one), a shipped name, a ``.safetensors`` path or
             a :class:`QualityEstimator` whose prediction is ``score``; ``None``: the paper's F1.
         consensus: blend each candidate's agreement with the others of its source into
-            ``score`` when three or more are scored together (:mod:`xlscore.metric.consensus`;
+            ``score`` when three or more are scored together (:mod:`xlscore.scoring.consensus`;
             the estimator's file gives its weight, :data:`PAPER_CONSENSUS_WEIGHT` the paper
             score's); ``False``: every score is the translation's own.
         fields: the parts of each result to compute (:mod:`xlscore.fields`): by default
@@ -155,14 +165,21 @@ class XLScorer:
         self.anchoring = Anchoring(
             lexicon, make_translator(paper.translator, lexicon), self.similarity
         )
-        self.paper = PaperScorer(en, ru, anchoring=self.anchoring, settings=paper)
+        #: the settings of the encoders, the anchors and the paper's method
+        self.settings = paper
+        self._en, self._ru = en, ru
         #: which parts run, decided here once (:class:`~xlscore.scoring.plan.Plan`)
         self.plan = Plan.of(chosen, estimator, consensus=consensus, aligned=self.anchoring.aligned)
+        self._paper: PaperScorer | None = None
+        if self.plan.paper or estimator is None or not _named_alignment(paper):
+            self._paper = self._paper_scorer()  # its columns, its score, or a saved map's digest
         self.final = ScoreBlend(estimator, plan=self.plan, similarity=self.similarity)
         #: the engine set the last :meth:`iter_score` blended a consensus over (its
-        #: signature part, :func:`~xlscore.metric.consensus.engine_set`), or ``None``
+        #: signature part, :func:`~xlscore.scoring.consensus.engine_set`), or ``None``
         self.last_engines: str | None = None
         self.rule_checks = RuleChecks(self.plan.checks)
+        #: the blocks beside the estimator's passes, over the components above
+        self.blocks = BlockPipeline(self.plan, self.anchoring, self.rule_checks, self.final)
         # the models, tokenizers and tables just loaded live as long as the scorer: moved out
         # of the collector's reach, they are not scanned again by every collection while
         # scoring allocates (the collector cost about 0.28 s a call on 1,400 pairs)
@@ -203,12 +220,29 @@ class XLScorer:
     def en(self) -> Encoder:
         """The English encoder (the offline default's is loaded on first use when the fields
         leave out the paper's columns)."""
-        return self.paper.en
+        if not isinstance(self._en, Encoder):
+            self._en = self._en()
+        return self._en
 
     @property
     def ru(self) -> Encoder:
         """The Russian encoder."""
-        return self.paper.ru
+        return self._ru
+
+    @property
+    def paper(self) -> PaperScorer:
+        """The paper's scorer (:class:`~xlscore.paper.paper_scorer.PaperScorer`), built here
+        when the fields or the preset ask for its columns or its score, else on first use (a
+        plot, ``fit``, ``evaluate``): the default score never builds it."""
+        if self._paper is None:
+            self._paper = self._paper_scorer()
+        return self._paper
+
+    def _paper_scorer(self) -> PaperScorer:
+        from xlscore.paper.paper_scorer import PaperScorer
+
+        en = self._en if isinstance(self._en, Encoder) else (lambda: self.en)
+        return PaperScorer(en, self.ru, anchoring=self.anchoring, settings=self.settings)
 
     @property
     def fields(self) -> frozenset[str]:
@@ -224,11 +258,29 @@ class XLScorer:
         """Every setting that changes a score (the signature's content), in :data:`KEYS`."""
         d = {
             "version": __version__,
-            **self.paper.describe(english=self.plan.paper),
+            **(
+                self._paper.describe(english=self.plan.paper)
+                if self._paper is not None
+                else self._settings_described()
+            ),
             **self.final.describe(),
             "fields": [f for f in FIELDS if f in self.fields],
         }
         return {k: d[k] for k in KEYS}
+
+    def _settings_described(self) -> dict:
+        """The paper's settings in the description when its scorer is not built: no English
+        encoder, the map by name (no map was fitted or loaded)."""
+        settings = self.settings
+        return settings_description(
+            settings,
+            en=None,
+            ru=self.ru.describe(),
+            lexicon=self.anchoring.lexicon,
+            translator=self.anchoring.translator.name,
+            alignment="identity" if settings.multilingual is not None else str(settings.alignment),
+            baseline=settings.baseline,
+        )
 
     def signature(
         self,
@@ -281,6 +333,33 @@ class XLScorer:
             )
         ]
 
+    def score_corpus(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str] | Mapping[str, Sequence[str]],
+        *,
+        chunk_size: int = CHUNK_PAIRS,
+        progress: bool = False,
+        on_pairs: Callable[[int], None] | None = None,
+        workers: int = 0,
+    ) -> CorpusResult:
+        """Score a corpus of one or more engines into one record: each segment's results by
+        engine, each engine's system score, the signature (engine set included) and, by its
+        :meth:`~xlscore.scoring.corpus_result.CorpusResult.compare`, the engines compared
+        with their significance. Arguments as :meth:`iter_score`."""
+        segments = [
+            by
+            for _, by in self.iter_score(
+                sources,
+                translations,
+                chunk_size=chunk_size,
+                progress=progress,
+                on_pairs=on_pairs,
+                workers=workers,
+            )
+        ]
+        return CorpusResult.of(segments, self.signature())
+
     def iter_score(
         self,
         sources: Sequence[str],
@@ -322,12 +401,12 @@ class XLScorer:
         Returns:
             ``(segment index, {engine: result})`` in order, from segment ``start``.
         """
-        variant = self.paper.variant_of(variant)
-        check_workers(self, workers)
+        variant = checked_variant(variant, self.settings.variant)
+        self.blocks.check_workers(workers)
         sources, systems = check_corpus(sources, translations)
         self.last_engines = engines_part(self.final.describe()["consensus"], sources, systems)
         copies = warned_copies(systems, start)
-        if runs_in_blocks(self):  # the estimator's fields alone: blocks beside the passes
+        if self.blocks.runs_in_blocks():  # the estimator's fields alone: blocks beside the passes
             yield from self._iter_blocks(
                 sources, systems, start, chunk_size, progress, on_pairs, workers, copies
             )
@@ -348,13 +427,12 @@ class XLScorer:
         copies: Mapping[str, str],
     ) -> Iterator[tuple[int, dict[str, ScoreResult]]]:
         """:meth:`iter_score` with the estimator's fields alone: blocks beside the passes
-        (:func:`xlscore.scoring.blocks.score_blocks`)."""
+        (:meth:`xlscore.scoring.blocks.BlockPipeline.score`)."""
         from tqdm.auto import tqdm
 
         left = max(0, len(sources) - start) * len(systems)
         with tqdm(total=left, desc="scoring", unit="pair", disable=not progress) as bar:
-            yield from score_blocks(
-                self,
+            yield from self.blocks.score(
                 sources,
                 systems,
                 workers=workers,
@@ -396,11 +474,10 @@ class XLScorer:
                 corpus = paper.prepare_checked(src, mt, progress)
                 self.rule_checks.run(corpus)
             else:
-                corpus = read_block(self, src, mt, progress)
+                corpus = self.blocks.read(src, mt, progress)
             if settled is None and corpus.paper:
                 settled = paper.fit_corpus(*corpus.texts(), variant, None, corpus, progress)
-            results = finish_block(
-                self,
+            results = self.blocks.finish(
                 corpus,
                 paper.paper_columns(corpus, variant, *settled)
                 if corpus.paper and settled is not None

@@ -1,7 +1,7 @@
 """Character edit distance (Levenshtein: insertions, deletions and substitutions of one
 character each) and the test of two texts being within a few edits of each other, which is
 how the consensus tells a near-copy of an engine from another engine
-(:func:`xlscore.metric.consensus.alike`).
+(:func:`xlscore.scoring.consensus.alike`).
 
 :func:`edit_distance` is the bit-parallel algorithm of Myers (1999, "A fast bit-vector
 algorithm for approximate string matching based on dynamic programming"), in the form

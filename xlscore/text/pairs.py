@@ -8,9 +8,10 @@ distinct pairs, and the results' offsets move onto the texts as given once, at t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from xlscore.errors import InputError
 from xlscore.text.words import normalize_text
 
 
@@ -70,3 +71,48 @@ def distinct_pairs(
     for i in range(len(order) - 1, -1, -1):
         first[order[i]] = i
     return DistinctPairs((list(sources), list(translations)), src, mt, list(keys), order, first)
+
+
+#: pairs embedded and scored together (bounds memory)
+CHUNK_PAIRS = 10_000
+
+
+def check_corpus(sources, systems) -> tuple[list[str], dict[str, list[str]]]:
+    """Validate a corpus: a list of sources and one list of translations (or several, by
+    name), all strings, of equal length."""
+    if isinstance(sources, str) or isinstance(systems, str):
+        raise TypeError("sources and translations must be lists of strings")
+    sources = list(sources)
+    if isinstance(systems, Mapping):
+        systems = {str(k): list(v) for k, v in systems.items()}
+    else:
+        systems = {"": list(systems)}
+    for name, seq in systems.items():
+        if len(seq) != len(sources):
+            raise InputError(
+                f"{len(sources)} sources but {len(seq)} translations"
+                + (f" from {name}" if name else "")
+            )
+    for what, seq in [("source", sources)] + [("translation", v) for v in systems.values()]:
+        for i, x in enumerate(seq):
+            if not isinstance(x, str):
+                raise InputError(f"{what} is {type(x).__name__}, not a string", line=i + 1)
+    return sources, systems
+
+
+def segment_chunks(n_segments: int, n_systems: int, chunk_pairs: int) -> list[tuple[int, int]]:
+    """Segment ranges holding about ``chunk_pairs`` pairs each (at least one segment)."""
+    step = max(1, int(chunk_pairs) // max(n_systems, 1))
+    return [(a, min(a + step, n_segments)) for a in range(0, n_segments, step)]
+
+
+def segment_pairs(
+    sources: list[str], systems: dict[str, list[str]], a: int, b: int
+) -> tuple[list[str], list[str]]:
+    """Segment-major pairs of segments ``a..b``: each source with every engine's translation."""
+    src, mt = [], []
+    for i in range(a, b):
+        for v in systems.values():
+            src.append(sources[i])
+            mt.append(v[i])
+    return src, mt
