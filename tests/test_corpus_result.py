@@ -10,6 +10,7 @@ import math
 import pytest
 from conftest import offline_scorer, run_cli
 
+from xlscore.scoring.corpus_result import CorpusResult
 from xlscore.system_score import SystemScore, SystemScores
 
 SOURCES = [
@@ -109,3 +110,9 @@ def test_system_scores_count_empty_and_checked_segments():
     assert "the checks took points in 1 segment:" in a.notes()
     assert math.isnan(got["b"].mean) and got["b"].segments == 0
     assert SystemScore("c", 0.1, 2).notes() == ""
+
+
+def test_an_empty_corpus_keeps_its_engines():
+    empty = CorpusResult.of([], "sig", ["a", "b"])
+    assert empty.engines == ["a", "b"] and empty.results("a") == []
+    assert all(s.segments == 0 and math.isnan(s.mean) for s in empty.systems.values())

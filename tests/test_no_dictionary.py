@@ -87,6 +87,19 @@ def test_default_scorer_runs_without_the_dictionary(no_dictionary):
         fixed.paper.maps.dictionary_map()
 
 
+def test_the_default_fields_build_no_papers_scorer_without_the_dictionary(no_dictionary):
+    """Without the dictionary the evidence's anchors come from word alignment, so the default
+    fields are scored chunk by chunk in this process, not in blocks: still without the
+    paper's scorer (issue 85)."""
+    src = (DEMO / "source.en").read_text(encoding="utf-8").splitlines()[:3]
+    mt = (DEMO / "engine1.ru").read_text(encoding="utf-8").splitlines()[:3]
+    with pytest.warns(NoDictionaryWarning):
+        scorer = offline_scorer()
+    assert not scorer.blocks.runs_in_blocks()
+    res = scorer.score(src, mt)
+    assert scorer._paper is None and all(r.f1 is None and r.evidence for r in res)
+
+
 @pytest.mark.slow  # over about 2.5 s (the fast tier's budget: docs/development.md)
 def test_cli_score_rank_and_report_without_the_dictionary(no_dictionary, tmp_path):
     src, e1, e2 = DEMO / "source.en", DEMO / "engine1.ru", DEMO / "engine2.ru"

@@ -55,3 +55,17 @@ def test_the_scorer_and_its_parts_read_one_plan(fields):
     assert scorer.final.plan is scorer.plan and scorer.fields == scorer.plan.fields
     assert scorer.rule_checks.names == scorer.plan.checks
     assert scorer.plan.paper == (fields == "all") and scorer.plan.estimator
+
+
+@pytest.mark.parametrize(
+    ("fields", "est", "saved_map", "built"),
+    [
+        ({"score", "evidence"}, _est(), False, False),  # the default: never built
+        ({"score", "paper"}, _est(), False, True),  # its columns
+        ({"score", "paper"}, None, False, True),  # its score (the fields always add "paper")
+        ({"score", "evidence"}, _est(), True, True),  # a saved map's digest signs the scores
+    ],
+)
+def test_the_papers_scorer_is_built_only_when_something_asks_for_it(fields, est, saved_map, built):
+    plan = Plan.of(frozenset(fields), est, consensus=True, saved_map=saved_map)
+    assert plan.paper_scorer is built

@@ -34,8 +34,8 @@ class Finding:
 
     def to_dict(self) -> dict:
         """Plain dictionary (for JSON and Parquet): the spans as ``start``/``end`` and
-        ``source_start``/``source_end`` (``None`` where there is no span), ``counts`` and
-        ``why_free``."""
+        ``source_start``/``source_end`` (``None`` where there is no span), ``counts``,
+        ``why_free`` and ``share``."""
         span, src = self.span or (None, None), self.source_span or (None, None)
         return {
             "check": self.check,

@@ -1,5 +1,6 @@
 """The scorer's identity: every setting that changes a score, each component describing its own
-part (:meth:`xlscore.paper.paper_scorer.PaperScorer.describe`,
+part (the paper's settings by :func:`xlscore.scoring.presets.settings_description`, through
+:meth:`xlscore.paper.paper_scorer.PaperScorer.describe` when the paper's scorer is built,
 :meth:`xlscore.scoring.blend.ScoreBlend.describe`), gathered in one order (:data:`KEYS`) by
 :meth:`xlscore.scoring.scorer.XLScorer.describe`; and the sacreBLEU-style one-line signature made of
 them (:func:`signature_of`), which results carry: a :class:`Signature` record, its parts in

@@ -336,9 +336,9 @@ def _alignment(job: Job, driver):
     paper's columns are not computed: :mod:`xlscore.fields`): a saved one,
     the dictionary map, or the corpus map -- from a previous run of this job, else fitted in
     a first pass over the data. The driver's scorer then carries it, for the signature."""
+    if driver.settings.multilingual is not None or "paper" not in driver.fields:
+        return None  # (the paper's scorer is not built for it)
     maps = driver.paper.maps
-    if driver.paper.multilingual or "paper" not in driver.fields:
-        return None
     if maps.mode == "fixed":
         return maps.fixed
     if maps.mode == "dictionary":

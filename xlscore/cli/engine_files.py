@@ -91,16 +91,16 @@ class PairProgress:
 def score_engines(
     scorer, sources: list[str], engines: dict[str, list[str]], args: argparse.Namespace
 ) -> CorpusResult:
-    """The scored corpus (:class:`~xlscore.scoring.corpus_result.CorpusResult`: every
-    segment's results by engine, the system scores, the signature), with a progress bar."""
-    from xlscore.scoring.corpus_result import CorpusResult
-
-    results = []
+    """The scored corpus (:meth:`XLScorer.score_corpus
+    <xlscore.scoring.scorer.XLScorer.score_corpus>`: every segment's results by engine, the
+    system scores, the signature), with a progress bar."""
     bar = PairProgress(len(sources), len(engines), args.quiet)
-    for i, by in scorer.iter_score(
-        sources, engines, chunk_size=args.chunk_size, on_pairs=bar.advance
-    ):
-        results.append(by)
-        bar.finished(i)
+    result = scorer.score_corpus(
+        sources,
+        engines,
+        chunk_size=args.chunk_size,
+        on_pairs=bar.advance,
+        on_segment=bar.finished,
+    )
     bar.close()
-    return CorpusResult.of(results, scorer.signature())
+    return result

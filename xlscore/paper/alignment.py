@@ -7,7 +7,7 @@ semi-orthogonal. Only ``M`` (and sums for centring) is accumulated, so a large c
 fitted in chunks with :meth:`ProcrustesAligner.partial_fit` without holding its vectors.
 
 A fit on fewer pairs than dimensions is ill-posed. With a ``prior`` map (the dictionary map
-:mod:`xlscore.scoring.scorer` fits once per encoder pair) the fit is regularised towards it: ``M``
+:mod:`xlscore.paper.mapping` fits once per encoder pair) the fit is regularised towards it: ``M``
 gets ``prior_strength`` pseudo-pairs' worth of the prior, ``M + λ W0``, which also lets corpus
 anchors refine the prior map as they accumulate. Without a prior such a fit warns and is marked
 ``reliable = False``.

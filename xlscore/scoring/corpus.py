@@ -1,5 +1,6 @@
-"""A corpus on its way through the scorer: validated, cut into chunks of segments, embedded
-and anchored (:class:`PreparedCorpus`), and dealt into folds for cross-fitting."""
+"""A corpus on its way through the scorer, once validated and cut into chunks
+(:mod:`xlscore.text.pairs`): its pairs embedded and anchored (:class:`PreparedCorpus`), and
+dealt into folds for cross-fitting (:func:`assign_folds`)."""
 
 from __future__ import annotations
 

@@ -32,10 +32,17 @@ class CorpusResult:
     signature: str
 
     @classmethod
-    def of(cls, segments: Sequence[Mapping[str, ScoreResult]], signature: str) -> CorpusResult:
-        """The record of per-segment results (every segment with the same engines)."""
+    def of(
+        cls,
+        segments: Sequence[Mapping[str, ScoreResult]],
+        signature: str,
+        engines: Sequence[str] | None = None,
+    ) -> CorpusResult:
+        """The record of per-segment results, every segment with the same ``engines``
+        (default: the first segment's; given, an empty corpus keeps them, each with a system
+        score over no segment)."""
         rows = [dict(by) for by in segments]
-        systems = SystemScores(rows[0] if rows else ())
+        systems = SystemScores(engines if engines is not None else rows[0] if rows else ())
         for by in rows:
             for engine, r in by.items():
                 systems.add(engine, r.score, r.check_cost, r.is_empty)

@@ -1,7 +1,8 @@
 """Which parts of the scoring run: one record (:class:`Plan`), decided once when the scorer is
-made (:meth:`Plan.of`, from the fields and the estimator), that every component reads -- the
-blocks (:mod:`xlscore.scoring.blocks`: whether the work runs beside the estimator's passes),
-the blend (:mod:`xlscore.scoring.blend`: the similarity, the consensus) and the rule checks
+made (:meth:`Plan.of`, from the fields, the estimator and whether a saved map is given), that
+every component reads -- the scorer (whether the paper's scorer is built with it), the blocks
+(:mod:`xlscore.scoring.blocks`: whether the work runs beside the estimator's passes), the
+blend (:mod:`xlscore.scoring.blend`: the similarity, the consensus) and the rule checks
 (:mod:`xlscore.scoring.rule_checks`: which checks).
 
 Which checks run follows what the scorer computes: every check when the evidence is computed
@@ -36,6 +37,7 @@ class Plan:
             estimator's weight) when three or more take part.
         spans: the estimator's span tagger reads the checks' findings.
         checks: the rule checks that run (:data:`xlscore.checks.CHECKS` names).
+        saved_map: the settings give a saved map (its digest signs every score).
     """
 
     fields: frozenset[str]
@@ -45,6 +47,7 @@ class Plan:
     consensus: bool
     spans: bool
     checks: tuple[str, ...]
+    saved_map: bool = False
 
     @classmethod
     def of(
@@ -54,9 +57,11 @@ class Plan:
         *,
         consensus: bool,
         aligned: bool = False,
+        saved_map: bool = False,
     ) -> Plan:
         """The plan of a scorer computing ``fields`` with ``estimator`` (``None``: the
-        paper's score); ``aligned``: its anchors come from word alignment."""
+        paper's score); ``aligned``: its anchors come from word alignment; ``saved_map``: the
+        settings give a saved map."""
         spans = estimator is not None and estimator.tagger is not None
         weight = estimator.check_weight if estimator is not None else 0.0
         return cls(
@@ -68,12 +73,20 @@ class Plan:
             consensus=bool(consensus),
             spans=spans,
             checks=_checks(fields, weight, spans, estimator is not None),
+            saved_map=saved_map,
         )
 
     @property
     def paper(self) -> bool:
         """The paper's columns are computed."""
         return "paper" in self.fields
+
+    @property
+    def paper_scorer(self) -> bool:
+        """The paper's scorer is built with the scorer: for its columns (which its score,
+        without an estimator, always adds: :func:`xlscore.fields.resolve_fields`) or a saved
+        map's digest; else only on first use (``XLScorer.paper``)."""
+        return self.paper or self.saved_map
 
     @property
     def evidence(self) -> bool:

@@ -93,6 +93,22 @@ class PaperSettings:
             raise XLScoreError("a baseline is three numbers: mean P, R and F1")
 
     @property
+    def map_name(self) -> str | None:
+        """The map by name: ``identity`` for one multilingual encoder, ``corpus`` or
+        ``dictionary``; ``None`` for a saved map (:attr:`saved_map`)."""
+        if self.multilingual is not None:
+            return "identity"
+        named = isinstance(self.alignment, str) and self.alignment in ALIGNMENTS
+        return str(self.alignment) if named else None
+
+    @property
+    def saved_map(self) -> bool:
+        """Whether a saved map is given (a path or a
+        :class:`~xlscore.paper.alignment.ProcrustesAligner`), whose digest signs every score,
+        rather than named (:attr:`map_name`)."""
+        return self.map_name is None
+
+    @property
     def layers(self) -> tuple[int | None, int | None]:
         """The English and the Russian encoder's layer (``None``: the encoder's own)."""
         layer: Any = self.layer

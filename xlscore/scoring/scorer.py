@@ -37,7 +37,6 @@ from xlscore.scoring.corpus_result import CorpusResult
 from xlscore.scoring.engine_set import engines_part, warned_copies
 from xlscore.scoring.plan import Plan
 from xlscore.scoring.presets import (
-    ALIGNMENTS,
     OFFLINE_EN,
     OFFLINE_RU,
     PRESETS,
@@ -93,15 +92,6 @@ def _encoders(
     lazy = paper.en_model in (None, OFFLINE_EN) and "paper" not in fields
     en = (lambda: _encoder(*english)) if lazy else _encoder(*english)
     return en, _encoder(paper.ru_model or OFFLINE_RU, ru_layer, device, dtype)
-
-
-def _named_alignment(settings: PaperSettings) -> bool:
-    """Whether the settings name their map (``corpus``, ``dictionary``, none for one
-    multilingual encoder) rather than give a saved one, whose digest signs every score."""
-    alignment = settings.alignment
-    return settings.multilingual is not None or (
-        isinstance(alignment, str) and alignment in ALIGNMENTS
-    )
 
 
 #: the scorer's own settings beside the paper's record
@@ -169,10 +159,14 @@ class XLScorer:
         self.settings = paper
         self._en, self._ru = en, ru
         #: which parts run, decided here once (:class:`~xlscore.scoring.plan.Plan`)
-        self.plan = Plan.of(chosen, estimator, consensus=consensus, aligned=self.anchoring.aligned)
-        self._paper: PaperScorer | None = None
-        if self.plan.paper or estimator is None or not _named_alignment(paper):
-            self._paper = self._paper_scorer()  # its columns, its score, or a saved map's digest
+        self.plan = Plan.of(
+            chosen,
+            estimator,
+            consensus=consensus,
+            aligned=self.anchoring.aligned,
+            saved_map=paper.saved_map,
+        )
+        self._paper: PaperScorer | None = self._paper_scorer() if self.plan.paper_scorer else None
         self.final = ScoreBlend(estimator, plan=self.plan, similarity=self.similarity)
         #: the engine set the last :meth:`iter_score` blended a consensus over (its
         #: signature part, :func:`~xlscore.scoring.consensus.engine_set`), or ``None``
@@ -278,7 +272,7 @@ class XLScorer:
             ru=self.ru.describe(),
             lexicon=self.anchoring.lexicon,
             translator=self.anchoring.translator.name,
-            alignment="identity" if settings.multilingual is not None else str(settings.alignment),
+            alignment=str(settings.map_name),  # named: a saved map builds the paper's scorer
             baseline=settings.baseline,
         )
 
@@ -341,24 +335,28 @@ class XLScorer:
         chunk_size: int = CHUNK_PAIRS,
         progress: bool = False,
         on_pairs: Callable[[int], None] | None = None,
+        on_segment: Callable[[int], None] | None = None,
         workers: int = 0,
     ) -> CorpusResult:
         """Score a corpus of one or more engines into one record: each segment's results by
         engine, each engine's system score, the signature (engine set included) and, by its
         :meth:`~xlscore.scoring.corpus_result.CorpusResult.compare`, the engines compared
-        with their significance. Arguments as :meth:`iter_score`."""
-        segments = [
-            by
-            for _, by in self.iter_score(
-                sources,
-                translations,
-                chunk_size=chunk_size,
-                progress=progress,
-                on_pairs=on_pairs,
-                workers=workers,
-            )
-        ]
-        return CorpusResult.of(segments, self.signature())
+        with their significance. ``on_segment`` is told each segment (0-based) as it is
+        done; the other arguments as :meth:`iter_score`."""
+        engines = list(translations) if isinstance(translations, Mapping) else [""]
+        segments = []
+        for i, by in self.iter_score(
+            sources,
+            translations,
+            chunk_size=chunk_size,
+            progress=progress,
+            on_pairs=on_pairs,
+            workers=workers,
+        ):
+            segments.append(by)
+            if on_segment is not None:
+                on_segment(i)
+        return CorpusResult.of(segments, self.signature(), [str(e) for e in engines])
 
     def iter_score(
         self,
@@ -457,8 +455,9 @@ class XLScorer:
         similarity)."""
         names = list(systems)
         chunks = segment_chunks(len(sources), len(names), chunk_size)
-        paper, settled = self.paper, None
-        if self.plan.paper and (len(chunks) > 1 or start >= len(sources)):
+        # the paper's scorer only for its columns: without them it is never built
+        paper, settled = (self.paper if self.plan.paper else None), None
+        if paper is not None and (len(chunks) > 1 or start >= len(sources)):
             # the corpus map signs the output, so it is fitted even when nothing is left to
             # score (a resumed, finished file keeps the signature an uninterrupted run wrote)
             settled = paper.fit_corpus_in_chunks(sources, systems, variant, chunk_size, progress)
@@ -470,23 +469,16 @@ class XLScorer:
             # done before, so they do not move a progress bar again
             on_new_pairs = _after(on_pairs, (start - a) * len(names)) if a < start else on_pairs
             src, mt = segment_pairs(sources, systems, a, b)
-            if self.plan.paper:
+            columns = None
+            if paper is not None:
                 corpus = paper.prepare_checked(src, mt, progress)
                 self.rule_checks.run(corpus)
+                if settled is None:
+                    settled = paper.fit_corpus(*corpus.texts(), variant, None, corpus, progress)
+                columns = paper.paper_columns(corpus, variant, *settled)
             else:
                 corpus = self.blocks.read(src, mt, progress)
-            if settled is None and corpus.paper:
-                settled = paper.fit_corpus(*corpus.texts(), variant, None, corpus, progress)
-            results = self.blocks.finish(
-                corpus,
-                paper.paper_columns(corpus, variant, *settled)
-                if corpus.paper and settled is not None
-                else None,
-                a,
-                names,
-                on_new_pairs,
-                copies=copies,
-            )
+            results = self.blocks.finish(corpus, columns, a, names, on_new_pairs, copies=copies)
             n = len(names)
             for i in range(max(a, start), b):
                 k = (i - a) * n

@@ -1,8 +1,10 @@
-"""A block's pairs as every component reads them: each text normalised once
-(:func:`~xlscore.text.words.normalize_text`) and each distinct pair found once
-(:func:`distinct_pairs`). The scorer makes one :class:`DistinctPairs` per block; the words,
-anchors, rule checks and the estimator's inputs read it, work on its normalised texts and
-distinct pairs, and the results' offsets move onto the texts as given once, at the end
+"""A corpus's pairs: a corpus validated once (:func:`check_corpus`: the one validation of
+sources and translations), cut into chunks of whole segments (:func:`segment_chunks`,
+:func:`segment_pairs`), and a block's pairs as every component reads them: each text
+normalised once (:func:`~xlscore.text.words.normalize_text`) and each distinct pair found
+once (:func:`distinct_pairs`). The scorer makes one :class:`DistinctPairs` per block; the
+words, anchors, rule checks and the estimator's inputs read it, work on its normalised texts
+and distinct pairs, and the results' offsets move onto the texts as given once, at the end
 (:func:`xlscore.results.on_given_texts`).
 """
 
